@@ -1,0 +1,87 @@
+"""The two things every layer passes around: code units and graph edges.
+
+They are plain frozen dataclasses so that the parser, the store and the search
+can agree on one shape without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+#: Kinds a unit can have. Code definitions come from the language query files;
+#: ``file`` is the per-file fingerprint unit and ``section`` a Markdown/reST
+#: heading section (DESIGN.md section 8).
+UNIT_KINDS = (
+    "function",
+    "method",
+    "class",
+    "interface",
+    "struct",
+    "enum",
+    "trait",
+    "module",
+    "file",
+    "section",
+)
+
+#: Kinds an edge can have.
+EDGE_KINDS = ("contains", "imports", "calls", "inherits")
+
+
+@dataclass(frozen=True)
+class CodeUnit:
+    """One searchable piece of a file: a definition, the file itself, or a doc section."""
+
+    path: str
+    kind: str
+    name: str
+    #: Dotted name inside the file, e.g. ``Session.request``; for ``file``
+    #: units it is the path, for sections the heading trail ``Intro > Usage``.
+    qualname: str
+    #: 1-based, inclusive.
+    start_line: int
+    end_line: int
+    language: str
+    #: First line(s) of the definition up to the body, whitespace-collapsed.
+    signature: str = ""
+    #: Docstring or leading comment, markers stripped.
+    docstring: str = ""
+    #: Exact source text of the unit (lines start_line..end_line).
+    text: str = ""
+    #: Qualname of the enclosing unit (a class for methods), ``None`` at top level.
+    parent: str | None = None
+
+
+@dataclass(frozen=True)
+class Edge:
+    """A directed relation from a unit (by qualname within its file) to a name.
+
+    Targets stay names, as written in the source, not resolved unit ids: the
+    store resolves them by name at query time, so an edit in one file never
+    forces re-resolution of edges in another.
+    """
+
+    #: Qualname of the source unit in the same file (the file unit's qualname,
+    #: i.e. the path, for module-level code).
+    source: str
+    kind: str
+    #: Short name the target is known by: the called function or method name
+    #: (``send`` for ``self.send(...)``), the base class name, the imported
+    #: module or name, or the contained unit's qualname for ``contains``.
+    target: str
+    line: int
+    #: The full expression as written (``self.adapter.send``, ``requests.adapters``),
+    #: kept for display and finer resolution; may equal ``target``.
+    target_full: str = ""
+
+
+@dataclass
+class ParsedFile:
+    """What parsing one file yields."""
+
+    path: str
+    language: str
+    units: list[CodeUnit] = field(default_factory=list)
+    edges: list[Edge] = field(default_factory=list)
+    #: True when tree-sitter reported syntax errors (units are still best effort).
+    had_errors: bool = False
