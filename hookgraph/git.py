@@ -1,0 +1,220 @@
+"""Thin git plumbing: the only module that runs git.
+
+Everything hookgraph knows about a repository comes from here as plain data:
+the repo root, ``{path: blob SHA}`` maps of HEAD's tree, the index or the
+working tree, and blob contents read through one ``git cat-file --batch``
+process. Paths are bytes-safe (``-z`` everywhere) and decoded with
+``surrogateescape`` so odd file names round-trip.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+#: Variables git sets inside hooks. They must reach git when we operate on the
+#: repository the hook runs for (``GIT_INDEX_FILE`` is the index being
+#: committed), and must be dropped when running git anywhere else.
+GIT_ENV_VARS = (
+    "GIT_DIR",
+    "GIT_WORK_TREE",
+    "GIT_INDEX_FILE",
+    "GIT_OBJECT_DIRECTORY",
+    "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+    "GIT_COMMON_DIR",
+    "GIT_PREFIX",
+)
+
+#: Tree entry modes we index; gitlinks (submodules, 160000) and symlinks
+#: (120000) are not file contents of this repository.
+REGULAR_MODES = ("100644", "100755")
+
+ZERO_SHA = "0" * 40
+
+
+class GitError(Exception):
+    """A git command failed; the message is one line fit for the user."""
+
+
+def _decode(raw: bytes) -> str:
+    return raw.decode("utf-8", "surrogateescape")
+
+
+def _encode(text: str) -> bytes:
+    return text.encode("utf-8", "surrogateescape")
+
+
+def no_git_env(env: dict[str, str] | None = None) -> dict[str, str]:
+    """A copy of ``env`` without the variables that pin git to another repository."""
+    source = os.environ if env is None else env
+    return {k: v for k, v in source.items() if k not in GIT_ENV_VARS}
+
+
+def run(args: list[str], cwd: Path | str, *, input: bytes | None = None, check: bool = True) -> bytes:
+    """Run ``git ARGS`` in ``cwd`` and return stdout; raise GitError on failure."""
+    try:
+        proc = subprocess.run(
+            ["git", *args],
+            cwd=cwd,
+            input=input,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+    except FileNotFoundError:
+        raise GitError("git is not installed or not on PATH") from None
+    if check and proc.returncode != 0:
+        message = _decode(proc.stderr).strip().splitlines()
+        detail = message[-1] if message else f"exit code {proc.returncode}"
+        raise GitError(f"git {args[0]} failed: {detail}")
+    return proc.stdout
+
+
+def repo_root(cwd: Path | str = ".") -> Path:
+    """The top of the working tree containing ``cwd``."""
+    try:
+        out = run(["rev-parse", "--show-toplevel"], cwd)
+    except GitError:
+        raise GitError(f"{Path(cwd).resolve()} is not inside a git repository (run `git init` or cd into one)") from None
+    return Path(_decode(out).strip())
+
+
+def git_dir(root: Path) -> Path:
+    """The repository's git directory (``.git``, or a worktree's own one)."""
+    out = _decode(run(["rev-parse", "--absolute-git-dir"], root)).strip()
+    return Path(out)
+
+
+def head_commit(root: Path) -> str | None:
+    """HEAD's commit SHA, or None in a repository with no commits yet."""
+    out = run(["rev-parse", "--verify", "-q", "HEAD^{commit}"], root, check=False)
+    sha = _decode(out).strip()
+    return sha or None
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One file of a target tree: its blob SHA and, when known, its size."""
+
+    blob: str
+    size: int | None = None
+
+
+def tree_map(root: Path, rev: str = "HEAD") -> dict[str, Entry]:
+    """``{path: Entry}`` for the regular files of ``rev``'s tree (empty for an unborn HEAD)."""
+    if rev == "HEAD" and head_commit(root) is None:
+        return {}
+    out = run(["ls-tree", "-r", "-l", "-z", "--full-tree", rev], root)
+    result: dict[str, Entry] = {}
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        mode, kind, sha, size = meta.split()
+        if kind != b"blob" or _decode(mode) not in REGULAR_MODES:
+            continue
+        result[_decode(path)] = Entry(_decode(sha), int(size))
+    return result
+
+
+def index_map(root: Path) -> dict[str, Entry]:
+    """``{path: Entry}`` of the git index (whatever ``GIT_INDEX_FILE`` points at).
+
+    Conflicted paths (stage > 0) are left out: there is no single content to index.
+    """
+    out = run(["ls-files", "-s", "-z"], root)
+    result: dict[str, Entry] = {}
+    for record in out.split(b"\0"):
+        if not record:
+            continue
+        meta, _, path = record.partition(b"\t")
+        mode, sha, stage = meta.split()
+        if stage != b"0" or _decode(mode) not in REGULAR_MODES:
+            continue
+        result[_decode(path)] = Entry(_decode(sha))
+    return result
+
+
+def blob_sha(data: bytes) -> str:
+    """The SHA-1 git would give ``data`` as a blob, computed without a process."""
+    header = b"blob %d\0" % len(data)
+    return hashlib.sha1(header + data, usedforsecurity=False).hexdigest()
+
+
+def worktree_changes(root: Path) -> list[str]:
+    """Tracked paths whose working-tree file differs from the index (modified or deleted)."""
+    out = run(["diff-files", "--name-only", "-z"], root)
+    return [_decode(p) for p in out.split(b"\0") if p]
+
+
+class BlobReader:
+    """Reads many blobs through one ``git cat-file --batch`` process.
+
+    One process for a whole sync instead of one per file: on a checkout that
+    touches hundreds of files this is the difference between milliseconds and
+    seconds.
+    """
+
+    def __init__(self, root: Path) -> None:
+        self._root = root
+        self._proc: subprocess.Popen[bytes] | None = None
+
+    def _start(self) -> subprocess.Popen[bytes]:
+        if self._proc is None:
+            self._proc = subprocess.Popen(
+                ["git", "cat-file", "--batch"],
+                cwd=self._root,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+            )
+        return self._proc
+
+    def read(self, sha: str) -> bytes | None:
+        """The blob's bytes, or None when the object is not in this repository."""
+        proc = self._start()
+        assert proc.stdin is not None and proc.stdout is not None
+        proc.stdin.write(sha.encode() + b"\n")
+        proc.stdin.flush()
+        header = proc.stdout.readline()
+        parts = header.split()
+        if len(parts) < 3 or parts[1] == b"missing":
+            return None
+        size = int(parts[2])
+        data = proc.stdout.read(size)
+        proc.stdout.read(1)  # the newline after each object
+        return data
+
+    def close(self) -> None:
+        if self._proc is not None:
+            if self._proc.stdin:
+                self._proc.stdin.close()
+            self._proc.wait()
+            self._proc = None
+
+    def __enter__(self) -> BlobReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+def read_worktree_file(root: Path, path: str) -> bytes | None:
+    """A tracked file's bytes on disk, refusing anything that leaves the repository."""
+    full = (root / path).resolve()
+    try:
+        full.relative_to(root.resolve())
+    except ValueError:
+        return None
+    if full.is_symlink() or not full.is_file():
+        return None
+    try:
+        return full.read_bytes()
+    except OSError:
+        return None
+
+
+def add(root: Path, paths: list[str]) -> None:
+    """``git add`` paths (force: the database may be ignored in default mode)."""
+    run(["add", "-f", "--", *paths], root)

@@ -1,0 +1,427 @@
+"""The SQLite store: schema, migrations, writes of one sync, and the raw queries.
+
+One file, ``.hookgraph/index.db``. The stdlib ``sqlite3`` here cannot load
+extensions, so we use apsw (which bundles a recent SQLite with FTS5 and
+``contentless_delete``) and load sqlite-vec into it. A committed database comes
+from other people, so after sqlite-vec is loaded extension loading is switched
+off and ``trusted_schema`` is OFF: nothing planted in the schema can call a
+function with side effects.
+
+Tables:
+  meta      key/value: schema version, model SHA-256/name/dims/prefixes.
+  files     every tracked path of the last synced tree with its blob SHA and
+            what became of it (``indexed`` or ``skipped:<reason>``).
+  units     code units (one row per definition / file / doc section).
+  vectors   one row per distinct embedded text (key: hash of model SHA +
+            composed text); ``vec_units`` holds the embedding under the same id.
+  fts_units contentless FTS5 over identifier-split words, keyed by unit id.
+  edges     source unit -> target *name*; names are resolved at query time,
+            so an edit never forces re-resolution elsewhere.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import apsw
+import numpy as np
+
+SCHEMA_VERSION = 1
+DB_DIRNAME = ".hookgraph"
+DB_FILENAME = "index.db"
+
+
+class StoreError(Exception):
+    """The database cannot be used as it is; the message says what to do."""
+
+
+def _migration_1(db: apsw.Connection) -> None:
+    db.execute(
+        """
+        CREATE TABLE meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+        CREATE TABLE files(
+            path TEXT PRIMARY KEY,
+            blob TEXT NOT NULL,
+            language TEXT,
+            status TEXT NOT NULL,
+            units INTEGER NOT NULL DEFAULT 0,
+            truncated INTEGER NOT NULL DEFAULT 0
+        );
+        CREATE TABLE units(
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL,
+            kind TEXT NOT NULL,
+            name TEXT NOT NULL,
+            qualname TEXT NOT NULL,
+            parent TEXT,
+            start_line INTEGER NOT NULL,
+            end_line INTEGER NOT NULL,
+            language TEXT NOT NULL,
+            signature TEXT NOT NULL,
+            docstring TEXT NOT NULL,
+            vector_id INTEGER
+        );
+        CREATE INDEX units_path ON units(path);
+        CREATE INDEX units_name ON units(name);
+        CREATE INDEX units_qualname ON units(qualname);
+        CREATE INDEX units_vector ON units(vector_id);
+        CREATE TABLE vectors(id INTEGER PRIMARY KEY, text_hash TEXT NOT NULL UNIQUE);
+        CREATE VIRTUAL TABLE fts_units USING fts5(
+            name, words, path, signature, docstring, body,
+            content='', contentless_delete=1, tokenize='porter unicode61'
+        );
+        CREATE TABLE edges(
+            id INTEGER PRIMARY KEY,
+            path TEXT NOT NULL,
+            source_unit INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            target TEXT NOT NULL,
+            target_full TEXT NOT NULL,
+            line INTEGER NOT NULL
+        );
+        CREATE INDEX edges_source ON edges(source_unit);
+        CREATE INDEX edges_target ON edges(target, kind);
+        CREATE INDEX edges_path ON edges(path);
+        """
+    )
+
+
+#: Schema migrations, in order; migration N brings the schema to version N.
+MIGRATIONS = [_migration_1]
+
+#: FTS column weights for bm25(): a hit in the name outweighs one in the body.
+FTS_WEIGHTS = (10.0, 6.0, 2.0, 3.0, 2.0, 1.0)
+
+
+@dataclass(frozen=True)
+class UnitRow:
+    """A unit as read back from the store."""
+
+    id: int
+    path: str
+    kind: str
+    name: str
+    qualname: str
+    parent: str | None
+    start_line: int
+    end_line: int
+    language: str
+    signature: str
+    docstring: str
+
+
+UNIT_COLUMNS = "id, path, kind, name, qualname, parent, start_line, end_line, language, signature, docstring"
+
+
+def db_path(root: Path) -> Path:
+    return root / DB_DIRNAME / DB_FILENAME
+
+
+def _load_vec(db: apsw.Connection) -> None:
+    import sqlite_vec
+
+    db.enable_load_extension(True)
+    try:
+        db.load_extension(sqlite_vec.loadable_path())
+    finally:
+        db.enable_load_extension(False)
+
+
+class Store:
+    """An open ``index.db``. Use as a context manager or call ``close()``."""
+
+    def __init__(self, path: Path, *, create: bool = False, readonly: bool = False) -> None:
+        self.path = path
+        if not path.exists():
+            if not create:
+                raise StoreError(f"no index at {path}: run `hookgraph index` first")
+            path.parent.mkdir(parents=True, exist_ok=True)
+        flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+        try:
+            self.db = apsw.Connection(str(path), flags=flags)
+            self.db.setbusytimeout(30_000)
+            _load_vec(self.db)
+            self.db.execute("PRAGMA trusted_schema=OFF")
+            if not readonly:
+                self.db.execute("PRAGMA journal_mode=WAL")
+                self.db.execute("PRAGMA synchronous=NORMAL")
+            self._migrate(readonly)
+        except apsw.Error as exc:
+            raise StoreError(
+                f"{path} is not a usable hookgraph database ({exc}); "
+                "rebuild it with `hookgraph index --full`"
+            ) from None
+
+    # -- schema -----------------------------------------------------------------
+
+    def _version(self) -> int:
+        return int(self.db.execute("PRAGMA user_version").fetchall()[0][0])
+
+    def _migrate(self, readonly: bool) -> None:
+        version = self._version()
+        if version > len(MIGRATIONS):
+            raise StoreError(
+                f"{self.path} was written by a newer hookgraph (schema {version}, this one knows "
+                f"{len(MIGRATIONS)}): upgrade hookgraph or rebuild with `hookgraph index --full`"
+            )
+        if version == len(MIGRATIONS):
+            return
+        if readonly:
+            raise StoreError(f"{self.path} needs a schema upgrade: run `hookgraph index`")
+        with self.db:
+            for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
+                migration(self.db)
+                self.db.execute(f"PRAGMA user_version={number}")
+
+    def close(self) -> None:
+        self.db.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def transaction(self) -> apsw.Connection:
+        """``with store.transaction():`` — all writes of one sync commit or none do."""
+        return self.db
+
+    # -- meta -------------------------------------------------------------------
+
+    def get_meta(self, key: str) -> str | None:
+        rows = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchall()
+        return rows[0][0] if rows else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        self.db.execute(
+            "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+            (key, value),
+        )
+
+    def all_meta(self) -> dict[str, str]:
+        return dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+
+    def has_vector_table(self) -> bool:
+        rows = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_units'").fetchall()
+        return bool(rows)
+
+    def ensure_vector_table(self, dims: int) -> None:
+        """Create the vec0 table for ``dims``-dimensional vectors (first index only)."""
+        if not self.has_vector_table():
+            self.db.execute(
+                f"CREATE VIRTUAL TABLE vec_units USING vec0("
+                f"embedding float[{int(dims)}] distance_metric=cosine, language text)"
+            )
+
+    # -- files ------------------------------------------------------------------
+
+    def file_map(self) -> dict[str, str]:
+        """``{path: blob}`` of everything the last sync saw."""
+        return dict(self.db.execute("SELECT path, blob FROM files").fetchall())
+
+    def upsert_file(self, path: str, blob: str, language: str | None, status: str, units: int, truncated: int) -> None:
+        self.db.execute(
+            "INSERT INTO files(path, blob, language, status, units, truncated) VALUES (?, ?, ?, ?, ?, ?) "
+            "ON CONFLICT(path) DO UPDATE SET blob=excluded.blob, language=excluded.language, "
+            "status=excluded.status, units=excluded.units, truncated=excluded.truncated",
+            (path, blob, language, status, units, truncated),
+        )
+
+    def delete_file(self, path: str) -> None:
+        self.delete_units_of(path)
+        self.db.execute("DELETE FROM files WHERE path = ?", (path,))
+
+    # -- units, text, edges -----------------------------------------------------
+
+    def delete_units_of(self, path: str) -> None:
+        ids = [r[0] for r in self.db.execute("SELECT id FROM units WHERE path = ?", (path,))]
+        if ids:
+            self.db.executemany("DELETE FROM fts_units WHERE rowid = ?", ((i,) for i in ids))
+        self.db.execute("DELETE FROM edges WHERE path = ?", (path,))
+        self.db.execute("DELETE FROM units WHERE path = ?", (path,))
+
+    def insert_unit(self, values: Sequence[Any], fts: Sequence[str]) -> int:
+        """Insert one unit (columns of UNIT_COLUMNS without id, plus vector_id) and its FTS row."""
+        self.db.execute(
+            "INSERT INTO units(path, kind, name, qualname, parent, start_line, end_line, language, "
+            "signature, docstring, vector_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            tuple(values),
+        )
+        unit_id = int(self.db.last_insert_rowid())
+        self.db.execute(
+            "INSERT INTO fts_units(rowid, name, words, path, signature, docstring, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            (unit_id, *fts),
+        )
+        return unit_id
+
+    def insert_edges(self, rows: Iterable[tuple[str, int, str, str, str, int]]) -> None:
+        self.db.executemany(
+            "INSERT INTO edges(path, source_unit, kind, target, target_full, line) VALUES (?, ?, ?, ?, ?, ?)",
+            rows,
+        )
+
+    # -- vectors ----------------------------------------------------------------
+
+    def vector_ids(self, text_hashes: Iterable[str]) -> dict[str, int]:
+        """Which of these text hashes already have a vector, and its id."""
+        found: dict[str, int] = {}
+        hashes = list(text_hashes)
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for text_hash, vid in self.db.execute(
+                f"SELECT text_hash, id FROM vectors WHERE text_hash IN ({marks})", chunk
+            ):
+                found[text_hash] = vid
+        return found
+
+    def insert_vector(self, text_hash: str, vector: np.ndarray, language: str) -> int:
+        self.db.execute("INSERT INTO vectors(text_hash) VALUES (?)", (text_hash,))
+        vid = int(self.db.last_insert_rowid())
+        self.db.execute(
+            "INSERT INTO vec_units(rowid, embedding, language) VALUES (?, ?, ?)",
+            (vid, np.asarray(vector, dtype=np.float32).tobytes(), language),
+        )
+        return vid
+
+    def collect_orphan_vectors(self) -> int:
+        """Delete vectors no live unit points to; a stale vector must never be ranked."""
+        orphans = [
+            r[0]
+            for r in self.db.execute(
+                "SELECT v.id FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM units u WHERE u.vector_id = v.id)"
+            )
+        ]
+        if orphans:
+            self.db.executemany("DELETE FROM vec_units WHERE rowid = ?", ((i,) for i in orphans))
+            self.db.executemany("DELETE FROM vectors WHERE id = ?", ((i,) for i in orphans))
+        return len(orphans)
+
+    def clear_all(self) -> None:
+        """Remove every file, unit, edge and vector (a full rebuild, inside a transaction)."""
+        self.db.execute("DELETE FROM files")
+        self.db.execute("DELETE FROM units")
+        self.db.execute("DELETE FROM edges")
+        self.db.execute("DELETE FROM fts_units")
+        self.db.execute("DELETE FROM vectors")
+        if self.has_vector_table():
+            self.db.execute("DROP TABLE vec_units")
+
+    # -- reads ------------------------------------------------------------------
+
+    def units_by_ids(self, ids: Iterable[int]) -> dict[int, UnitRow]:
+        result: dict[int, UnitRow] = {}
+        id_list = list(ids)
+        for start in range(0, len(id_list), 500):
+            chunk = id_list[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for row in self.db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE id IN ({marks})", chunk):
+                result[row[0]] = UnitRow(*row)
+        return result
+
+    def units_where(self, clause: str, params: Sequence[Any] = ()) -> list[UnitRow]:
+        return [UnitRow(*row) for row in self.db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE {clause}", params)]
+
+    def fts_search(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """``(unit id, bm25 score)`` best first; bm25() is negative, we return it positive."""
+        weights = ", ".join(str(w) for w in FTS_WEIGHTS)
+        try:
+            rows = self.db.execute(
+                f"SELECT rowid, -bm25(fts_units, {weights}) AS score FROM fts_units "
+                "WHERE fts_units MATCH ? ORDER BY score DESC LIMIT ?",
+                (match, limit),
+            ).fetchall()
+        except apsw.SQLError:
+            return []
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def knn(self, query: np.ndarray, k: int, language: str | None = None) -> list[tuple[int, float]]:
+        """``(vector id, cosine distance)`` nearest first, optionally within one language."""
+        if not self.has_vector_table():
+            return []
+        blob = np.asarray(query, dtype=np.float32).tobytes()
+        sql = "SELECT rowid, distance FROM vec_units WHERE embedding MATCH ? AND k = ?"
+        params: list[Any] = [blob, int(k)]
+        if language:
+            sql += " AND language = ?"
+            params.append(language)
+        return [(int(r[0]), float(r[1])) for r in self.db.execute(sql, params)]
+
+    def units_for_vectors(self, vector_ids: Iterable[int]) -> dict[int, list[int]]:
+        """``{vector id: [unit ids]}``: several units may share one embedded text."""
+        result: dict[int, list[int]] = {}
+        ids = list(vector_ids)
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for uid, vid in self.db.execute(
+                f"SELECT id, vector_id FROM units WHERE vector_id IN ({marks})", chunk
+            ):
+                result.setdefault(vid, []).append(uid)
+        return result
+
+    def edges_from(self, unit_ids: Sequence[int], kind: str | None = None) -> list[tuple[int, str, str, str, int]]:
+        """``(source unit, kind, target, target_full, line)`` for edges leaving these units."""
+        out: list[tuple[int, str, str, str, int]] = []
+        for start in range(0, len(unit_ids), 500):
+            chunk = list(unit_ids[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            sql = f"SELECT source_unit, kind, target, target_full, line FROM edges WHERE source_unit IN ({marks})"
+            params: list[Any] = list(chunk)
+            if kind:
+                sql += " AND kind = ?"
+                params.append(kind)
+            out.extend(self.db.execute(sql, params).fetchall())
+        return out
+
+    def edges_to(self, names: Sequence[str], kind: str) -> list[tuple[int, str, str, int]]:
+        """``(source unit, target, target_full, line)`` for edges of ``kind`` naming any of ``names``."""
+        out: list[tuple[int, str, str, int]] = []
+        for start in range(0, len(names), 500):
+            chunk = list(names[start : start + 500])
+            marks = ",".join("?" * len(chunk))
+            out.extend(
+                self.db.execute(
+                    f"SELECT source_unit, target, target_full, line FROM edges WHERE kind = ? AND target IN ({marks})",
+                    [kind, *chunk],
+                ).fetchall()
+            )
+        return out
+
+    def counts(self) -> dict[str, Any]:
+        """Numbers for ``status``: files by status, units by kind, vectors, edges by kind."""
+        q = self.db.execute
+        return {
+            "files": dict(q("SELECT status, count(*) FROM files GROUP BY status").fetchall()),
+            "units": dict(q("SELECT kind, count(*) FROM units GROUP BY kind").fetchall()),
+            "vectors": q("SELECT count(*) FROM vectors").fetchall()[0][0],
+            "units_without_vector": q("SELECT count(*) FROM units WHERE vector_id IS NULL").fetchall()[0][0],
+            "edges": dict(q("SELECT kind, count(*) FROM edges GROUP BY kind").fetchall()),
+            "truncated_units": q("SELECT coalesce(sum(truncated), 0) FROM files").fetchall()[0][0],
+        }
+
+    def iter_files(self) -> Iterator[tuple[str, str, str | None, str]]:
+        yield from self.db.execute("SELECT path, blob, language, status FROM files ORDER BY path")
+
+
+_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
+_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
+
+
+def identifier_words(text: str) -> list[str]:
+    """Split identifiers into lower-case words: ``getHTTPResponse_code`` -> get http response code.
+
+    Both the store and the query side use this, so ``resolve_redirects``,
+    ``resolveRedirects`` and "resolve redirects" all meet in the same words.
+    """
+    words: list[str] = []
+    for token in _WORD_RE.findall(text):
+        parts = _CAMEL_RE.findall(token)
+        words.extend(p.lower() for p in parts)
+        if len(parts) > 1:
+            words.append(token.lower())
+    return words
