@@ -14,6 +14,8 @@ Tables:
   units     code units (one row per definition / file / doc section).
   vectors   one row per distinct embedded text (key: hash of model SHA +
             composed text); ``vec_units`` holds the embedding under the same id.
+  vector_cache  recently orphaned embeddings, out of the KNN index: a revert
+            or a file that comes back is revived from here, not re-embedded.
   fts_units contentless FTS5 over identifier-split words, keyed by unit id.
   edges     source unit -> target *name*; names are resolved at query time,
             so an edit never forces re-resolution elsewhere.
@@ -70,6 +72,12 @@ def _migration_1(db: apsw.Connection) -> None:
         CREATE INDEX units_qualname ON units(qualname);
         CREATE INDEX units_vector ON units(vector_id);
         CREATE TABLE vectors(id INTEGER PRIMARY KEY, text_hash TEXT NOT NULL UNIQUE);
+        CREATE TABLE vector_cache(
+            text_hash TEXT PRIMARY KEY,
+            language TEXT NOT NULL,
+            embedding BLOB NOT NULL,
+            orphaned_seq INTEGER NOT NULL
+        );
         CREATE VIRTUAL TABLE fts_units USING fts5(
             name, words, path, signature, docstring, body,
             content='', contentless_delete=1, tokenize='porter unicode61'
@@ -92,6 +100,9 @@ def _migration_1(db: apsw.Connection) -> None:
 
 #: Schema migrations, in order; migration N brings the schema to version N.
 MIGRATIONS = [_migration_1]
+
+#: How many orphaned embeddings to keep for revival (oldest dropped first).
+VECTOR_CACHE_LIMIT = 2000
 
 #: FTS column weights for bm25(): a hit in the name outweighs one in the body.
 FTS_WEIGHTS = (10.0, 6.0, 2.0, 3.0, 2.0, 1.0)
@@ -289,17 +300,46 @@ class Store:
         return vid
 
     def collect_orphan_vectors(self) -> int:
-        """Delete vectors no live unit points to; a stale vector must never be ranked."""
+        """Take vectors no live unit points to out of the KNN index; a stale vector must never be ranked.
+
+        Their embeddings move to ``vector_cache`` (bounded), so a reverted
+        edit or a file deleted and restored is revived instead of re-embedded.
+        """
         orphans = [
-            r[0]
+            (r[0], r[1])
             for r in self.db.execute(
-                "SELECT v.id FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM units u WHERE u.vector_id = v.id)"
+                "SELECT v.id, v.text_hash FROM vectors v "
+                "WHERE NOT EXISTS (SELECT 1 FROM units u WHERE u.vector_id = v.id)"
             )
         ]
-        if orphans:
-            self.db.executemany("DELETE FROM vec_units WHERE rowid = ?", ((i,) for i in orphans))
-            self.db.executemany("DELETE FROM vectors WHERE id = ?", ((i,) for i in orphans))
+        if not orphans:
+            return 0
+        seq = int(self.db.execute("SELECT coalesce(max(orphaned_seq), 0) FROM vector_cache").fetchall()[0][0])
+        for vid, text_hash in orphans:
+            rows = self.db.execute("SELECT embedding, language FROM vec_units WHERE rowid = ?", (vid,)).fetchall()
+            if rows:
+                seq += 1
+                self.db.execute(
+                    "INSERT OR REPLACE INTO vector_cache(text_hash, language, embedding, orphaned_seq) "
+                    "VALUES (?, ?, ?, ?)",
+                    (text_hash, rows[0][1], rows[0][0], seq),
+                )
+        self.db.executemany("DELETE FROM vec_units WHERE rowid = ?", ((i,) for i, _ in orphans))
+        self.db.executemany("DELETE FROM vectors WHERE id = ?", ((i,) for i, _ in orphans))
+        self.db.execute(
+            "DELETE FROM vector_cache WHERE orphaned_seq <= ?", (seq - VECTOR_CACHE_LIMIT,)
+        )
         return len(orphans)
+
+    def revive_vector(self, text_hash: str) -> int | None:
+        """Bring a cached embedding back into the index; its new vector id, or None if not cached."""
+        rows = self.db.execute(
+            "SELECT embedding, language FROM vector_cache WHERE text_hash = ?", (text_hash,)
+        ).fetchall()
+        if not rows:
+            return None
+        self.db.execute("DELETE FROM vector_cache WHERE text_hash = ?", (text_hash,))
+        return self.insert_vector(text_hash, np.frombuffer(rows[0][0], dtype=np.float32), rows[0][1])
 
     def clear_all(self) -> None:
         """Remove every file, unit, edge and vector (a full rebuild, inside a transaction)."""
@@ -308,6 +348,7 @@ class Store:
         self.db.execute("DELETE FROM edges")
         self.db.execute("DELETE FROM fts_units")
         self.db.execute("DELETE FROM vectors")
+        self.db.execute("DELETE FROM vector_cache")
         if self.has_vector_table():
             self.db.execute("DROP TABLE vec_units")
 

@@ -1,0 +1,83 @@
+"""What a unit is embedded as, and what it is found by in full-text search.
+
+The embedded text is composed, not the raw source: kind and qualified name,
+signature, docstring, the names it calls, then the first lines of its body
+(DESIGN.md section 8). The path is left out on purpose so a moved or renamed
+file keeps its vectors; path words still reach the full-text index.
+
+The vector key is the SHA-256 of the model's SHA-256 and this composed text,
+so a change of recipe here re-embeds exactly the units whose text changed,
+with nothing to bump by hand.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+from hookgraph.store import identifier_words
+from hookgraph.units import CodeUnit
+
+#: Source lines of a body that go into the embedded text (all-MiniLM was
+#: trained on 128-256 tokens; the embedder truncates to its budget anyway).
+BODY_LINES = 30
+MAX_CALLS_LISTED = 12
+
+
+def embed_text(unit: CodeUnit, calls: list[str], members: list[CodeUnit] | None = None) -> str:
+    """The text the model sees for ``unit`` (before the model's document prefix).
+
+    A class is embedded as its header, docstring, own lines before its first
+    member and the list of its members' names, not its members' bodies: then
+    an edit inside one method re-embeds that method only.
+    """
+    parts = [f"{unit.kind} {unit.qualname}"]
+    if unit.signature and unit.kind not in ("file", "section"):
+        parts.append(unit.signature)
+    if unit.docstring:
+        parts.append(unit.docstring.strip())
+    if calls:
+        unique = list(dict.fromkeys(calls))[:MAX_CALLS_LISTED]
+        parts.append("calls: " + ", ".join(unique))
+    body = unit.text
+    if members:
+        parts.append("members: " + ", ".join(m.name for m in members))
+        own_lines = min(m.start_line for m in members) - unit.start_line
+        body = "\n".join(body.splitlines()[: max(own_lines, 1)])
+    if unit.kind not in ("file", "section"):
+        body = "\n".join(body.splitlines()[:BODY_LINES])
+    parts.append(body)
+    return "\n".join(p for p in parts if p)
+
+
+def text_hash(model_sha256: str, text: str) -> str:
+    """Key of a stored vector: which model embedded which exact text."""
+    digest = hashlib.sha256()
+    digest.update(model_sha256.encode())
+    digest.update(b"\0")
+    digest.update(text.encode("utf-8", "surrogatepass"))
+    return digest.hexdigest()
+
+
+def fts_columns(unit: CodeUnit) -> tuple[str, str, str, str, str, str]:
+    """Values for the FTS columns: name, words, path, signature, docstring, body.
+
+    Every column holds identifier-split words so BM25 matches ``retry`` in
+    ``max_retries``, ``RetryPolicy`` and ``retry_after`` alike.
+    """
+    words = " ".join(identifier_words(f"{unit.name} {unit.qualname}"))
+    return (
+        " ".join(identifier_words(unit.name)) + " " + unit.name.lower(),
+        words,
+        " ".join(identifier_words(unit.path)),
+        " ".join(identifier_words(unit.signature)),
+        unit.docstring,
+        " ".join(identifier_words(unit.text)),
+    )
+
+
+def snippet(signature: str, docstring: str) -> str:
+    """One line to show under a result: the docstring's first line, else the signature."""
+    for line in docstring.splitlines():
+        if line.strip():
+            return line.strip()[:160]
+    return signature.strip()[:160]
