@@ -1,0 +1,388 @@
+"""The ``hookgraph`` command line: parse options, call one function, print.
+
+Exit codes (a contract, DESIGN.md section 2): 0 ok, 1 no results or a check
+failed, 2 usage or input error. Every error is one line on stderr, never a
+traceback (set ``HOOKGRAPH_DEBUG=1`` to see one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+from hookgraph import __version__
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
+
+
+class UserError(click.ClickException):
+    """An error the user can act on: one line, exit code 2."""
+
+    exit_code = EXIT_USAGE
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"hookgraph: {self.format_message()}", err=True)
+
+
+def _known_errors() -> tuple[type[BaseException], ...]:
+    from hookgraph.git import GitError
+    from hookgraph.graph import SymbolNotFound
+    from hookgraph.lock import LockTimeout
+    from hookgraph.store import StoreError
+    from hookgraph.sync import SyncError
+
+    errors: list[type[BaseException]] = [GitError, StoreError, SyncError, LockTimeout, SymbolNotFound]
+    try:
+        from hookgraph.embed import EmbedderError
+
+        errors.append(EmbedderError)
+    except ImportError:  # pragma: no cover - the embedder module is part of the package
+        pass
+    try:
+        from hookgraph.models.convert import ConversionError
+
+        errors.append(ConversionError)
+    except ImportError:  # pragma: no cover
+        pass
+    return tuple(errors)
+
+
+def friendly(func: F) -> F:
+    """Turn our exceptions into one-line errors; Ctrl-C into one line too."""
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except click.ClickException:
+            raise
+        except KeyboardInterrupt:
+            click.echo("hookgraph: interrupted; the index is unchanged", err=True)
+            sys.exit(130)
+        except Exception as exc:
+            if os.environ.get("HOOKGRAPH_DEBUG"):
+                raise
+            if isinstance(exc, _known_errors()):
+                raise UserError(str(exc)) from None
+            raise UserError(f"internal error: {type(exc).__name__}: {exc} (HOOKGRAPH_DEBUG=1 shows more)") from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _root() -> Path:
+    from hookgraph.git import repo_root
+
+    return repo_root(Path.cwd())
+
+
+def _open_store(root: Path):  # type: ignore[no-untyped-def]
+    from hookgraph.store import Store, db_path
+
+    path = db_path(root)
+    if not path.exists():
+        raise UserError(f"no index in {root}: run `hookgraph index` first")
+    return Store(path)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="hookgraph")
+def cli() -> None:
+    """A local, always-fresh semantic map of this git repository's code."""
+
+
+@cli.command()
+@click.option("--full", is_flag=True, help="Rebuild from scratch instead of syncing the difference.")
+@click.option("--worktree", is_flag=True, help="Index the working tree (uncommitted edits) instead of HEAD.")
+@click.option("--quiet", "-q", is_flag=True, help="Print nothing when it worked.")
+@friendly
+def index(full: bool, worktree: bool, quiet: bool) -> None:
+    """Sync .hookgraph/index.db with HEAD (or the working tree)."""
+    from hookgraph import git
+    from hookgraph.sync import read_target, sync
+
+    root = _root()
+    if not worktree and git.head_commit(root) is None:
+        raise UserError(f"{root} has no commits yet: commit something first, or use `hookgraph index --worktree`")
+    target = read_target(root, "worktree" if worktree else "head")
+    report = sync(root, target, full=full, progress=_progress_bar if sys.stderr.isatty() and not quiet else None)
+    if not quiet:
+        click.echo(report.summary())
+
+
+class _ClickProgress:
+    def __init__(self, total: int) -> None:
+        self.bar = click.progressbar(length=total, label="indexing", file=sys.stderr)
+        self.bar.__enter__()
+
+    def advance(self, n: int = 1) -> None:
+        self.bar.update(n)
+
+    def close(self) -> None:
+        self.bar.__exit__(None, None, None)
+
+
+def _progress_bar(total: int) -> Any:
+    return _ClickProgress(total) if total >= 20 else None
+
+
+@cli.command()
+@click.argument("query")
+@click.option("--top", "-k", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many results.")
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the documented contract).")
+@click.option("--context", "context_tokens", type=click.IntRange(50, 2_000_000), default=None,
+              help="Print the best units' code packed to fit this many tokens.")
+@click.option("--path", "path_glob", default=None, help="Only paths matching this glob or under this folder.")
+@click.option("--lang", "language", default=None, help="Only this language (python, go, rust, ...).")
+@click.option("--no-semantic", is_flag=True, help="Skip the embedding model (lexical and graph only).")
+@friendly
+def ask(query: str, top: int, as_json: bool, context_tokens: int | None, path_glob: str | None,
+        language: str | None, no_semantic: bool) -> None:
+    """Ranked answers to a question or an identifier."""
+    from hookgraph import freshness
+    from hookgraph.compose import snippet
+    from hookgraph.search import search
+
+    if not query.strip():
+        raise UserError("the query is empty: ask a question or name an identifier")
+    if language:
+        _check_language(language)
+    root = _root()
+    with _open_store(root) as store:
+        embedder = None if no_semantic else _embedder_for(store)
+        results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
+        fresh = freshness.against_head(root, store)
+        if context_tokens is not None:
+            from hookgraph.pack import build_pack, render_pack
+
+            pieces = build_pack(root, store, results, context_tokens)
+            if not pieces:
+                sys.exit(EXIT_NOTHING)
+            click.echo(render_pack(pieces))
+            return
+    if as_json:
+        payload = {
+            "query": query,
+            "indexed_commit": fresh.indexed_commit,
+            "stale_paths": fresh.stale_paths,
+            "results": [
+                {
+                    "path": r.unit.path,
+                    "symbol": r.unit.qualname,
+                    "kind": r.unit.kind,
+                    "start_line": r.unit.start_line,
+                    "end_line": r.unit.end_line,
+                    "score": round(r.score, 6),
+                    "lexical": None if r.lexical is None else round(r.lexical, 6),
+                    "semantic": None if r.semantic is None else round(r.semantic, 6),
+                    "graph": None if r.graph is None else round(r.graph, 6),
+                    "snippet": snippet(r.unit.signature, r.unit.docstring),
+                }
+                for r in results
+            ],
+        }
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+    else:
+        if fresh.stale_paths:
+            click.echo(f"note: {len(fresh.stale_paths)} paths changed since the last index "
+                       "(run `hookgraph index`)", err=True)
+        for r in results:
+            u = r.unit
+            click.echo(f"{u.path}:{u.start_line}-{u.end_line}  {u.qualname}  ({u.kind})")
+            line = snippet(u.signature, u.docstring)
+            if line:
+                click.echo(f"    {line}")
+    if not results:
+        sys.exit(EXIT_NOTHING)
+
+
+def _check_language(language: str) -> None:
+    from hookgraph.languages import REGISTRY
+
+    if language not in REGISTRY:
+        known = ", ".join(sorted(REGISTRY))
+        raise UserError(f"unknown language {language!r}: use one of {known}")
+
+
+def _embedder_for(store: Any) -> Any:
+    """The embedder matching the store's model; refuse one that would mix vectors."""
+    from hookgraph.embed import Embedder
+
+    embedder = Embedder()
+    stored = store.get_meta("model_sha256")
+    if stored and stored != embedder.model_sha256:
+        name = store.get_meta("model_name") or "another model"
+        raise UserError(
+            f"the index was embedded with {name} (sha256 {stored[:12]}), not {embedder.model_name} "
+            f"(sha256 {embedder.model_sha256[:12]}): run `hookgraph index --full` to re-embed"
+        )
+    if not store.has_vector_table():
+        return None
+    return embedder
+
+
+def _print_links(links: list[Any], as_json: bool, direction: str) -> None:
+    if as_json:
+        click.echo(json.dumps([
+            {
+                "symbol": link.unit.qualname if link.unit else link.name,
+                "path": link.unit.path if link.unit else None,
+                "start_line": link.unit.start_line if link.unit else None,
+                "end_line": link.unit.end_line if link.unit else None,
+                "kind": link.unit.kind if link.unit else None,
+                "call_path": link.call_path,
+                "call_line": link.call_line,
+                "expression": link.expression,
+            }
+            for link in links
+        ], indent=2))
+    else:
+        for link in links:
+            where = f"{link.unit.path}:{link.unit.start_line}" if link.unit else "(not in this repository)"
+            click.echo(f"{link.call_path}:{link.call_line}  {direction} {link.expression}  -> "
+                       f"{link.unit.qualname if link.unit else link.name}  {where}")
+    if not links:
+        sys.exit(EXIT_NOTHING)
+
+
+@cli.command()
+@click.argument("symbol")
+@click.option("--json", "as_json", is_flag=True)
+@friendly
+def callers(symbol: str, as_json: bool) -> None:
+    """Units that call SYMBOL (a name or Class.method)."""
+    from hookgraph.graph import callers as find_callers
+
+    with _open_store(_root()) as store:
+        links = find_callers(store, symbol)
+    _print_links(links, as_json, "called as")
+
+
+@cli.command()
+@click.argument("symbol")
+@click.option("--json", "as_json", is_flag=True)
+@friendly
+def callees(symbol: str, as_json: bool) -> None:
+    """What SYMBOL calls, resolved to this repository's definitions where possible."""
+    from hookgraph.graph import callees as find_callees
+
+    with _open_store(_root()) as store:
+        links = find_callees(store, symbol)
+    _print_links(links, as_json, "calls")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True)
+@friendly
+def status(as_json: bool) -> None:
+    """Indexed commit, counts, model, and files stale against HEAD, the index and the working tree."""
+    from hookgraph import freshness
+
+    root = _root()
+    with _open_store(root) as store:
+        fresh = freshness.against_head(root, store)
+        info = {
+            "database": str(store.path.relative_to(root)),
+            "indexed_commit": fresh.indexed_commit,
+            "head": fresh.head,
+            "stale_vs_head": fresh.stale_paths,
+            "stale_vs_index": freshness.against_index(root, store),
+            "stale_vs_worktree": freshness.against_worktree(root, store),
+            "model": {
+                "name": store.get_meta("model_name"),
+                "file": store.get_meta("model_file"),
+                "sha256": store.get_meta("model_sha256"),
+                "dims": int(store.get_meta("dims") or 0) or None,
+            },
+            **store.counts(),
+            "bytes": store.path.stat().st_size,
+        }
+    if as_json:
+        click.echo(json.dumps(info, indent=2))
+        return
+    click.echo(f"index:     {info['database']} ({info['bytes'] / 1e6:.1f} MB)")
+    click.echo(f"commit:    {info['indexed_commit'] or '(none)'}" + ("" if fresh.fresh else "  (not HEAD)"))
+    model = info["model"]
+    click.echo(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})")
+    files = info["files"]
+    indexed = sum(n for s, n in files.items() if s.startswith("indexed"))
+    skipped = {s.split(":", 1)[1]: n for s, n in files.items() if s.startswith("skipped:")}
+    click.echo(f"files:     {indexed} indexed" + "".join(f", {n} {r}" for r, n in sorted(skipped.items())))
+    units = info["units"]
+    click.echo(f"units:     {sum(units.values())} (" + ", ".join(f"{n} {k}" for k, n in sorted(units.items())) + ")")
+    click.echo(f"vectors:   {info['vectors']} distinct texts; {info['units_without_vector']} units without a vector; "
+               f"{info['truncated_units']} truncated to the model window")
+    click.echo("edges:     " + ", ".join(f"{n} {k}" for k, n in sorted(info["edges"].items())))
+    for label, key in (("HEAD", "stale_vs_head"), ("index", "stale_vs_index"), ("worktree", "stale_vs_worktree")):
+        paths = info[key]
+        if paths:
+            shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+            click.echo(f"stale vs {label}: {shown}")
+
+
+@cli.group()
+def model() -> None:
+    """Show the embedding model, or convert a sentence-transformers folder to GGUF."""
+
+
+@model.command("show")
+@friendly
+def model_show() -> None:
+    """The model in use: file, SHA-256, dimensions, prefixes."""
+    from hookgraph.embed import Embedder
+
+    e = Embedder()
+    click.echo(f"name:            {e.model_name}")
+    click.echo(f"file:            {e.model_path}")
+    click.echo(f"sha256:          {e.model_sha256}")
+    click.echo(f"dims:            {e.dims}")
+    click.echo(f"max tokens:      {e.max_tokens}")
+    click.echo(f"query prefix:    {e.query_prefix!r}")
+    click.echo(f"document prefix: {e.document_prefix!r}")
+
+
+@model.command("convert")
+@click.argument("model_dir", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
+@click.option("--type", "out_type", type=click.Choice(["f32", "f16", "q8_0"]), default="q8_0", show_default=True)
+@friendly
+def model_convert(model_dir: Path, out: Path, out_type: str) -> None:
+    """Convert a sentence-transformers BERT-family folder MODEL_DIR to a GGUF file OUT."""
+    from hookgraph.models.convert import convert_command
+
+    if not model_dir.is_dir():
+        raise UserError(f"{model_dir} is not a folder: pass a sentence-transformers model folder")
+    convert_command(model_dir, out, out_type)
+    click.echo(f"wrote {out}")
+
+
+def main() -> None:
+    """Console entry point: click's usage errors exit 2 with one line, as ours do."""
+    try:
+        cli.main(standalone_mode=False)
+    except click.exceptions.Abort:
+        click.echo("hookgraph: interrupted", err=True)
+        sys.exit(130)
+    except click.ClickException as exc:
+        message = exc.format_message()
+        if isinstance(exc, click.UsageError) and exc.ctx is not None:
+            message += f" (see `{exc.ctx.command_path} --help`)"
+        click.echo(f"hookgraph: {message}", err=True)
+        sys.exit(exc.exit_code if isinstance(exc, UserError) else EXIT_USAGE)
+    except SystemExit:
+        raise
+    except KeyboardInterrupt:
+        click.echo("hookgraph: interrupted", err=True)
+        sys.exit(130)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    main()
