@@ -364,6 +364,18 @@ def model_convert(model_dir: Path, out: Path, out_type: str) -> None:
     click.echo(f"wrote {out}")
 
 
+def _register_extra_commands() -> None:
+    """Commands that live in their own modules (one module per command family)."""
+    try:
+        from hookgraph.cli_hooks import register
+    except ImportError:  # pragma: no cover - present in every release
+        return
+    register(cli)
+
+
+_register_extra_commands()
+
+
 def main() -> None:
     """Console entry point: click's usage errors exit 2 with one line, as ours do."""
     try:
