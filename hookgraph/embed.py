@@ -1,0 +1,416 @@
+"""Local GGUF embeddings through llama-cpp-python, within the model's token budget.
+
+Three traps shape this module (DESIGN.md section 6):
+
+* A text with more tokens than ``n_ubatch`` aborts the whole process inside
+  llama.cpp (GGML_ASSERT, uncatchable). So every text is counted with the
+  model's own tokenizer and cut to the budget *before* it reaches
+  ``Llama.embed`` — prefix and special tokens included — and ``embed`` is
+  called with ``truncate=False`` so a miscount raises instead of aborting.
+* ``import llama_cpp`` and the model load cost 0.1-0.3 s; a hook that touches
+  no code must not pay them. Nothing here imports llama_cpp at module import,
+  and an ``Embedder`` loads the model on first use only. Name, dimensions,
+  prefixes and SHA-256 come from the GGUF header and the ``.sha256`` sidecar.
+* One ``embed()`` call per text is faster than batching (texts in one call
+  share one KV cache), and ``embed()`` does not normalise unless told to.
+
+Truncation keeps the longest prefix of the text whose tokens fit, which gives
+the same word pieces sentence-transformers keeps when it cuts at
+``max_seq_length`` (greedy WordPiece on a prefix reproduces the kept pieces).
+"""
+
+from __future__ import annotations
+
+import bisect
+import ctypes
+import hashlib
+import os
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hookgraph.models import default_model_path
+from hookgraph.models.presets import GGUFFormatError, Preset, detect_preset, read_gguf_metadata
+
+if TYPE_CHECKING:  # pragma: no cover
+    import numpy as np  # imported late at run time too: ~80 ms a code-free hook need not pay
+
+__all__ = ["Embedder", "EmbedderError", "quiet_llama", "sha256_file", "write_sha256_sidecar"]
+
+
+class EmbedderError(Exception):
+    """The model cannot be used; the message is one line naming the file and the fix."""
+
+
+# --------------------------------------------------------------------------
+# llama_cpp, imported late and kept quiet
+
+_log_callback: Any = None  # must outlive every llama.cpp call: C keeps the pointer
+
+
+def quiet_llama() -> Any:
+    """Import ``llama_cpp`` and route llama.cpp/ggml logging to nowhere.
+
+    ``Llama(verbose=False)`` still lets warnings through on stderr (and the
+    quantiser logs every tensor); a hook may print one line at most.
+    """
+    global _log_callback
+    import llama_cpp
+
+    if _log_callback is None:
+
+        @llama_cpp.llama_log_callback
+        def _discard(level: int, text: bytes, user_data: ctypes.c_void_p) -> None:
+            return None
+
+        _log_callback = _discard
+        llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
+    return llama_cpp
+
+
+def _cpu_count() -> int:
+    """Threads for llama.cpp: ``$HOOKGRAPH_THREADS``, else every core we may use.
+
+    llama.cpp defaults to half the cores, which is slower on an idle machine.
+    On a busy one, though, its spinning thread barriers collapse when a core
+    is taken (measured here: 2 threads 1-3 texts/s vs 1 thread 16 texts/s
+    with two other busy processes), hence the override.
+    """
+    env = os.environ.get("HOOKGRAPH_THREADS", "").strip()
+    if env.isdigit() and int(env) > 0:
+        return int(env)
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+# --------------------------------------------------------------------------
+# model identity
+
+
+def sha256_file(path: Path) -> str:
+    """Hex SHA-256 of a file, read in chunks."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(1 << 20), b""):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _sidecar(path: Path) -> Path:
+    return path.with_name(path.name + ".sha256")
+
+
+def read_sha256_sidecar(path: Path) -> str | None:
+    """The digest in ``<model>.sha256`` if it is there and its size matches.
+
+    The sidecar holds one line, ``<hex digest> <size in bytes>``; the size is
+    a cheap guard against a model replaced without its sidecar.
+    """
+    try:
+        fields = _sidecar(path).read_text(encoding="ascii").split()
+        size = path.stat().st_size
+    except (OSError, UnicodeDecodeError):
+        return None
+    if len(fields) >= 2 and len(fields[0]) == 64 and fields[1].isdigit() and int(fields[1]) == size:
+        try:
+            int(fields[0], 16)
+        except ValueError:
+            return None
+        return fields[0].lower()
+    return None
+
+
+def write_sha256_sidecar(path: Path) -> str:
+    """Hash a model once and record ``<hex> <size>`` beside it; returns the hex."""
+    path = Path(path)
+    digest = sha256_file(path)
+    _sidecar(path).write_text(f"{digest} {path.stat().st_size}\n", encoding="ascii")
+    return digest
+
+
+# --------------------------------------------------------------------------
+# the embedder
+
+
+#: A word for truncation purposes: letters and digits (BERT splits on the rest).
+_WORD = re.compile(r"[^\W_]+")
+#: Words up to this many characters are cut exactly; longer runs (minified
+#: code, base64) are cut by binary search, still within budget.
+_MAX_SCAN = 64
+
+_META_KEYS = ("general.architecture", "general.name", "general.basename")
+
+
+class Embedder:
+    """Embeds documents and queries with one GGUF model, never over its budget.
+
+    Cheap to construct: the GGUF header is read on first use of a property,
+    llama.cpp is imported and the model loaded on first tokenize/embed.
+    """
+
+    def __init__(
+        self,
+        model_path: Path | str | None = None,
+        *,
+        max_tokens: int | None = None,
+        n_threads: int | None = None,
+    ) -> None:
+        self._path = Path(model_path) if model_path is not None else default_model_path()
+        self._max_tokens_arg = max_tokens
+        self._n_threads = n_threads
+        self._meta: dict[str, Any] | None = None
+        self._preset: Preset | None = None
+        self._sha256: str | None = None
+        self._llama: Any = None
+        self._prefix_tokens: dict[str, int] = {}
+        #: Texts actually sent to the model (tests count re-embeds with it).
+        self.texts_embedded = 0
+        #: Texts that had to be cut to fit the budget.
+        self.texts_truncated = 0
+        #: Set to a list to record every exact string sent to the model.
+        self.embedded_log: list[str] | None = None
+
+    # ---- identity, from the header only -------------------------------
+
+    def _metadata(self) -> dict[str, Any]:
+        if self._meta is None:
+            path = self._path
+            if not path.is_file():
+                raise EmbedderError(
+                    f"{path}: model file not found; pass the path of a GGUF embedding model "
+                    f"(or reinstall hookgraph for the default one)"
+                )
+            try:
+                head = read_gguf_metadata(path, _META_KEYS)
+                arch = head.get("general.architecture", "")
+                wanted = [f"{arch}.{k}" for k in ("context_length", "embedding_length", "pooling_type")]
+                meta = read_gguf_metadata(path, [*_META_KEYS, *wanted])
+            except GGUFFormatError:
+                raise EmbedderError(
+                    f"{path}: not a GGUF model file; convert a sentence-transformers folder "
+                    f"with `hookgraph model convert DIR`"
+                ) from None
+            except OSError as exc:
+                raise EmbedderError(f"{path}: cannot read the model file ({exc.strerror or exc})") from None
+            if not arch:
+                raise EmbedderError(f"{path}: GGUF file without general.architecture; not a model")
+            self._meta = meta
+        return self._meta
+
+    def _arch_key(self, key: str) -> Any:
+        meta = self._metadata()
+        return meta.get(f"{meta.get('general.architecture', '')}.{key}")
+
+    @property
+    def preset(self) -> Preset:
+        """The family conventions (prefixes, budget) matched from the GGUF."""
+        if self._preset is None:
+            meta = self._metadata()
+            name = f"{meta.get('general.name', '')}\n{meta.get('general.basename', '')}"
+            self._preset = detect_preset(name, meta.get("general.architecture", ""), self._path.name)
+        return self._preset
+
+    @property
+    def model_path(self) -> Path:
+        return self._path
+
+    @property
+    def model_name(self) -> str:
+        """``general.name`` from the GGUF, else the file name without ``.gguf``."""
+        name = self._metadata().get("general.name")
+        return str(name) if name else self._path.name.removesuffix(".gguf")
+
+    @property
+    def model_sha256(self) -> str:
+        """SHA-256 of the model file: from the sidecar when valid, else hashed once."""
+        if self._sha256 is None:
+            digest = read_sha256_sidecar(self._path)
+            if digest is None:
+                try:
+                    digest = sha256_file(self._path)
+                except OSError as exc:
+                    raise EmbedderError(f"{self._path}: cannot read the model file ({exc.strerror or exc})") from None
+            self._sha256 = digest
+        return self._sha256
+
+    @property
+    def dims(self) -> int:
+        dims = self._arch_key("embedding_length")
+        if not isinstance(dims, int) or dims <= 0:
+            raise EmbedderError(f"{self._path}: GGUF lacks its embedding length; not an embedding model")
+        return dims
+
+    @property
+    def query_prefix(self) -> str:
+        return self.preset.query_prefix
+
+    @property
+    def document_prefix(self) -> str:
+        return self.preset.document_prefix
+
+    @property
+    def max_tokens(self) -> int:
+        """Tokens per text, prefix and special tokens included; also the model window."""
+        budget = self._max_tokens_arg or self.preset.max_tokens
+        n_ctx_train = self._arch_key("context_length")
+        if isinstance(n_ctx_train, int) and n_ctx_train > 0:
+            budget = min(budget, n_ctx_train)
+        return max(8, int(budget))
+
+    # ---- the model ----------------------------------------------------
+
+    def _model(self) -> Any:
+        if self._llama is None:
+            budget = self.max_tokens  # also validates the header first
+            llama_cpp = quiet_llama()
+            kwargs: dict[str, Any] = {}
+            if self._arch_key("pooling_type") is None:  # old conversions: use the family's pooling
+                kwargs["pooling_type"] = self.preset.pooling
+            threads = self._n_threads or _cpu_count()
+            try:
+                self._llama = llama_cpp.Llama(
+                    model_path=str(self._path),
+                    embedding=True,
+                    n_ctx=budget,
+                    n_batch=budget,
+                    n_ubatch=budget,  # a text over n_ubatch aborts the process; none gets there
+                    n_threads=threads,
+                    n_threads_batch=threads,
+                    flash_attn=True,
+                    verbose=False,
+                    **kwargs,
+                )
+            except (ValueError, RuntimeError, OSError) as exc:
+                raise EmbedderError(
+                    f"{self._path}: llama.cpp could not load this model ({exc}); "
+                    f"use a GGUF embedding model or re-convert it"
+                ) from None
+        return self._llama
+
+    def _count(self, text: str) -> int:
+        return len(self._model().tokenize(text.encode("utf-8"), add_bos=True, special=False))
+
+    def tokenize(self, text: str) -> list[int]:
+        """Token ids the model sees for ``text`` alone, special tokens included."""
+        return list(self._model().tokenize(text.encode("utf-8"), add_bos=True, special=False))
+
+    def count_tokens(self, text: str) -> int:
+        """Tokens the model sees for ``text`` alone, special tokens included."""
+        return self._count(text)
+
+    def _fit(self, text: str, prefix: str) -> tuple[str, bool, int]:
+        """Longest prefix ``cut`` of ``text`` such that ``prefix + cut`` fits the budget.
+
+        Returns the cut, whether it is shorter than ``text``, and its token count.
+
+        Token counts of character prefixes are not monotonic inside a word
+        (``met`` is one piece, ``meth`` two, ``methods`` one again), so the
+        search runs over word boundaries, where they are, and then adds as
+        much of the next word as still fits, the way sentence-transformers
+        keeps the leading pieces of the word it cuts.
+        """
+        budget = self.max_tokens
+        if prefix not in self._prefix_tokens:
+            self._prefix_tokens[prefix] = self._count(prefix)
+        if self._prefix_tokens[prefix] > budget:
+            raise EmbedderError(f"{self._path}: the prefix {prefix!r} alone exceeds {budget} tokens")
+
+        def fits(p: int) -> int | None:
+            n = self._count(prefix + text[:p])
+            return n if n <= budget else None
+
+        # Ordinary texts: one count. Long ones skip it, so a 1 MB line is never
+        # tokenised whole.
+        if len(text) <= budget * 16 and (n := fits(len(text))) is not None:
+            return text, False, n
+        # A window text[:hi] that no longer fits, found by doubling.
+        hi = min(len(text), budget * 4)
+        while (n := fits(hi)) is not None:
+            if hi >= len(text):
+                return text, False, n
+            hi = min(len(text), hi * 2)
+        window = text[:hi]
+        runs = [m.span() for m in _WORD.finditer(window)]
+        starts = [a for a, _ in runs]
+
+        def snap(p: int) -> int:  # back to the start of the word p is inside
+            i = bisect.bisect_right(starts, p) - 1
+            return starts[i] if i >= 0 and starts[i] < p < runs[i][1] else p
+
+        lo, hi_b = 0, hi  # snap(lo) fits; hi_b is the smallest known not fitting
+        while hi_b - lo > 1:
+            mid = (lo + hi_b) // 2
+            if fits(snap(mid)) is not None:
+                lo = mid
+            else:
+                hi_b = mid
+        cut = snap(lo)
+        # Part of the next word, longest first (a word's pieces of a prefix are
+        # the word's own leading pieces); long runs are binary-searched instead.
+        i = bisect.bisect_right(starts, cut) - 1
+        if i >= 0 and starts[i] == cut:
+            word_end = runs[i][1]
+            if word_end - cut <= _MAX_SCAN:
+                for p in range(word_end - 1, cut, -1):
+                    if fits(p) is not None:
+                        cut = p
+                        break
+            else:
+                a, b = cut, word_end
+                while b - a > 1:
+                    mid = (a + b) // 2
+                    if fits(mid) is not None:
+                        a = mid
+                    else:
+                        b = mid
+                cut = a
+        n = fits(cut)
+        if n is None:  # cannot happen for sane tokenizers; stay safe regardless
+            cut, n = 0, self._prefix_tokens[prefix]
+        return text[:cut], True, n
+
+    def fit(self, text: str) -> tuple[str, bool]:
+        """``text`` cut to fit the budget after the document prefix; and whether it was cut."""
+        fitted, truncated, _ = self._fit(text, self.document_prefix)
+        return fitted, truncated
+
+    def _embed_one(self, text: str, prefix: str) -> np.ndarray:
+        import numpy as np
+
+        fitted, truncated, n_tokens = self._fit(text, prefix)
+        full = prefix + fitted
+        model = self._model()
+        if self.embedded_log is not None:
+            self.embedded_log.append(full)
+        self.texts_embedded += 1
+        self.texts_truncated += int(truncated)
+        if n_tokens == 0:  # a model without BOS/EOS and an empty text: nothing to run
+            return np.zeros(self.dims, dtype=np.float32)
+        # truncate=False: were the count ever wrong, embed raises instead of aborting.
+        vec = np.asarray(model.embed(full, normalize=False, truncate=False), dtype=np.float32)
+        if vec.ndim != 1:
+            raise EmbedderError(f"{self._path}: model returned token embeddings; it needs a pooling type")
+        norm = float(np.linalg.norm(vec))
+        return vec / norm if norm > 0 else vec
+
+    def embed_documents(self, texts: list[str]) -> np.ndarray:
+        """Unit vectors, shape ``(len(texts), dims)``, with the document prefix."""
+        import numpy as np
+
+        prefix = self.document_prefix
+        out = np.empty((len(texts), self.dims), dtype=np.float32)
+        for i, text in enumerate(texts):
+            out[i] = self._embed_one(text, prefix)
+        return out
+
+    def embed_query(self, text: str) -> np.ndarray:
+        """A unit vector, shape ``(dims,)``, with the query prefix."""
+        return self._embed_one(text, self.query_prefix)
+
+    def close(self) -> None:
+        """Free the model now rather than at garbage collection."""
+        if self._llama is not None:
+            self._llama.close()
+            self._llama = None
