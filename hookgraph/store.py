@@ -27,10 +27,12 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import apsw
-import numpy as np
+
+if TYPE_CHECKING:  # numpy is imported where vectors are handled: a hook that
+    import numpy as np  # touches no code must not pay ~80 ms for it
 
 SCHEMA_VERSION = 1
 DB_DIRNAME = ".hookgraph"
@@ -132,12 +134,24 @@ def db_path(root: Path) -> Path:
     return root / DB_DIRNAME / DB_FILENAME
 
 
-def _load_vec(db: apsw.Connection) -> None:
-    import sqlite_vec
+def _vec_extension_path() -> str:
+    """sqlite-vec's loadable library, found without importing ``sqlite_vec``.
 
+    Importing it pulls in numpy and the stdlib sqlite3 (~80-150 ms), which a
+    hook for a commit without code changes must not pay.
+    """
+    import importlib.util
+
+    spec = importlib.util.find_spec("sqlite_vec")
+    if spec is None or not spec.submodule_search_locations:
+        raise StoreError("the sqlite-vec package is missing: reinstall hookgraph")
+    return str(Path(next(iter(spec.submodule_search_locations))) / "vec0")
+
+
+def _load_vec(db: apsw.Connection) -> None:
     db.enable_load_extension(True)
     try:
-        db.load_extension(sqlite_vec.loadable_path())
+        db.load_extension(_vec_extension_path())
     finally:
         db.enable_load_extension(False)
 
@@ -291,6 +305,8 @@ class Store:
         return found
 
     def insert_vector(self, text_hash: str, vector: np.ndarray, language: str) -> int:
+        import numpy as np
+
         self.db.execute("INSERT INTO vectors(text_hash) VALUES (?)", (text_hash,))
         vid = int(self.db.last_insert_rowid())
         self.db.execute(
@@ -339,6 +355,8 @@ class Store:
         if not rows:
             return None
         self.db.execute("DELETE FROM vector_cache WHERE text_hash = ?", (text_hash,))
+        import numpy as np
+
         return self.insert_vector(text_hash, np.frombuffer(rows[0][0], dtype=np.float32), rows[0][1])
 
     def clear_all(self) -> None:
@@ -384,6 +402,8 @@ class Store:
         """``(vector id, cosine distance)`` nearest first, optionally within one language."""
         if not self.has_vector_table():
             return []
+        import numpy as np
+
         blob = np.asarray(query, dtype=np.float32).tobytes()
         sql = "SELECT rowid, distance FROM vec_units WHERE embedding MATCH ? AND k = ?"
         params: list[Any] = [blob, int(k)]
