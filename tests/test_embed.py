@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -36,11 +37,13 @@ def embedder() -> Embedder:
 
 
 def _run(code: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k != "HOOKGRAPH_THREADS"}  # let it adapt
     return subprocess.run(
         [sys.executable, "-c", textwrap.dedent(code)],
         capture_output=True,
         text=True,
         cwd=REPO,
+        env=env,
         timeout=timeout,
     )
 
@@ -231,6 +234,38 @@ def test_llama_cpp_prints_nothing() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout == "" and result.stderr == ""
+
+
+def test_a_busy_core_does_not_stall_embedding() -> None:
+    """With another process spinning, llama.cpp's threads must not fight it for a core.
+
+    Spinning barriers with one thread per core collapse ~40x when a core is
+    taken; the embedder then runs on the free cores only. A collapse would take
+    ~30 s here; the bound leaves a wide margin either way.
+    """
+    result = _run(
+        """
+        import os, subprocess, sys, time
+        from hookgraph.embed import Embedder
+        spin = "import itertools, time; any(time.time() > t for t in itertools.repeat(time.time() + 60))"
+        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(max(1, len(os.sched_getaffinity(0)) - 1))]
+        try:
+            time.sleep(0.5)
+            e = Embedder()
+            text = " ".join(f"word{i}" for i in range(60))
+            e.embed_documents([text])
+            start = time.perf_counter()
+            e.embed_documents([text] * 20)
+            print(round(time.perf_counter() - start, 2), e.n_threads)
+        finally:
+            for h in hogs:
+                h.kill()
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    took, threads = result.stdout.split()
+    print(f"20 texts beside a busy core: {took} s with {threads} thread(s)")
+    assert float(took) < 8.0
 
 
 # ---- errors ------------------------------------------------------------
