@@ -1,0 +1,67 @@
+; hookgraph query for Go. Capture convention: hookgraph/languages/__init__.py
+
+; ---------------------------------------------------------------- definitions
+
+(function_declaration
+  name: (identifier) @name.definition.function
+  body: (block)? @body) @definition.function
+
+; func (s *Server) Serve(...): the receiver type qualifies the method
+(method_declaration
+  receiver: (parameter_list
+    (parameter_declaration
+      type: [
+        (type_identifier) @name.scope
+        (pointer_type (type_identifier) @name.scope)
+        (generic_type type: (type_identifier) @name.scope)
+        (pointer_type (generic_type type: (type_identifier) @name.scope))
+      ]))
+  name: (field_identifier) @name.definition.method
+  body: (block)? @body) @definition.method
+
+(type_spec
+  name: (type_identifier) @name.definition.struct
+  type: (struct_type (field_declaration_list) @body)) @definition.struct
+
+(type_spec
+  name: (type_identifier) @name.definition.interface
+  type: (interface_type "{" @body)) @definition.interface
+
+; methods an interface declares
+(interface_type
+  (method_elem name: (field_identifier) @name.definition.method) @definition.method)
+
+; ---------------------------------------------------------------- documentation
+
+(comment) @comment
+
+; ---------------------------------------------------------------- imports
+
+(import_spec
+  path: (interpreted_string_literal (interpreted_string_literal_content) @name.reference.import))
+(import_spec path: (raw_string_literal) @name.reference.import)
+
+; ---------------------------------------------------------------- calls
+
+(call_expression function: (identifier) @name.reference.call) @reference.call
+(call_expression
+  function: (selector_expression field: (field_identifier) @name.reference.call)) @reference.call
+; generic instantiation: Map[K, V](...)
+(call_expression
+  function: (index_expression operand: [
+    (identifier) @name.reference.call
+    (selector_expression field: (field_identifier) @name.reference.call)
+  ])) @reference.call
+
+; ---------------------------------------------------------------- inheritance
+
+; struct embedding: type Server struct { Base; *pkg.Other; List[T] }
+(field_declaration !name type: (type_identifier) @name.reference.inherits)
+(field_declaration !name
+  type: (qualified_type name: (type_identifier) @name.reference.inherits) @reference.inherits)
+(field_declaration !name
+  type: (generic_type type: (type_identifier) @name.reference.inherits) @reference.inherits)
+; interface embedding: type ReadCloser interface { io.Reader; Closer }
+(interface_type (type_elem . (type_identifier) @name.reference.inherits .))
+(interface_type
+  (type_elem . (qualified_type name: (type_identifier) @name.reference.inherits) @reference.inherits .))

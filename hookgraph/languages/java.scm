@@ -1,0 +1,69 @@
+; hookgraph query for Java. Capture convention: hookgraph/languages/__init__.py
+
+; ---------------------------------------------------------------- definitions
+
+(class_declaration
+  name: (identifier) @name.definition.class
+  body: (class_body) @body) @definition.class
+
+(record_declaration
+  name: (identifier) @name.definition.class
+  body: (class_body) @body) @definition.class
+
+(interface_declaration
+  name: (identifier) @name.definition.interface
+  body: (interface_body) @body) @definition.interface
+
+(annotation_type_declaration
+  name: (identifier) @name.definition.interface
+  body: (annotation_type_body) @body) @definition.interface
+
+(enum_declaration
+  name: (identifier) @name.definition.enum
+  body: (enum_body) @body) @definition.enum
+
+; abstract and interface methods have no body
+(method_declaration
+  name: (identifier) @name.definition.method
+  body: (block)? @body) @definition.method
+
+(constructor_declaration
+  name: (identifier) @name.definition.method
+  body: (constructor_body) @body) @definition.method
+
+; ---------------------------------------------------------------- documentation
+
+(line_comment) @comment
+(block_comment) @comment
+
+; ---------------------------------------------------------------- imports
+
+(import_declaration (scoped_identifier) @name.reference.import)
+(import_declaration (identifier) @name.reference.import)
+
+; ---------------------------------------------------------------- calls
+
+(method_invocation name: (identifier) @name.reference.call) @reference.call
+(object_creation_expression
+  type: [
+    (type_identifier) @name.reference.call
+    (generic_type (type_identifier) @name.reference.call)
+    (scoped_type_identifier (type_identifier) @name.reference.call .)
+  ] @reference.call)
+
+; ---------------------------------------------------------------- inheritance
+
+(superclass (type_identifier) @name.reference.inherits)
+(superclass (generic_type (type_identifier) @name.reference.inherits) @reference.inherits)
+(superclass
+  (scoped_type_identifier (type_identifier) @name.reference.inherits .) @reference.inherits)
+(super_interfaces (type_list (type_identifier) @name.reference.inherits))
+(super_interfaces
+  (type_list (generic_type (type_identifier) @name.reference.inherits) @reference.inherits))
+(super_interfaces
+  (type_list (scoped_type_identifier (type_identifier) @name.reference.inherits .) @reference.inherits))
+(extends_interfaces (type_list (type_identifier) @name.reference.inherits))
+(extends_interfaces
+  (type_list (generic_type (type_identifier) @name.reference.inherits) @reference.inherits))
+(extends_interfaces
+  (type_list (scoped_type_identifier (type_identifier) @name.reference.inherits .) @reference.inherits))

@@ -1,0 +1,56 @@
+; hookgraph query for Python. Capture convention: hookgraph/languages/__init__.py
+
+; ---------------------------------------------------------------- definitions
+
+(class_definition
+  name: (identifier) @name.definition.class
+  body: (block) @body) @definition.class
+
+(function_definition
+  name: (identifier) @name.definition.function
+  body: (block) @body) @definition.function
+
+; ---------------------------------------------------------------- documentation
+
+; module docstring: first statement, possibly after comments (shebang, coding, licence)
+(module . (comment)* . (string) @doc)
+
+(class_definition body: (block . (string) @doc))
+(function_definition body: (block . (string) @doc))
+
+(comment) @comment
+
+; ---------------------------------------------------------------- imports
+
+; import a.b, import a.b as c
+(import_statement name: (dotted_name) @name.reference.import)
+(import_statement name: (aliased_import name: (dotted_name) @name.reference.import))
+
+; from a.b import c, d as e / from . import x / from a import *
+(import_from_statement module_name: (_) @name.reference.import)
+(import_from_statement
+  module_name: (_) @module.reference.import
+  name: (dotted_name) @name.reference.import)
+(import_from_statement
+  module_name: (_) @module.reference.import
+  name: (aliased_import name: (dotted_name) @name.reference.import))
+
+; ---------------------------------------------------------------- calls
+
+(call function: (identifier) @name.reference.call) @reference.call
+(call function: (attribute attribute: (identifier) @name.reference.call)) @reference.call
+
+; ---------------------------------------------------------------- inheritance
+
+; class A(Base, mod.Base, Generic[T], metaclass=M): keyword arguments are not bases
+(class_definition
+  superclasses: (argument_list (identifier) @name.reference.inherits))
+(class_definition
+  superclasses: (argument_list
+    (attribute attribute: (identifier) @name.reference.inherits) @reference.inherits))
+(class_definition
+  superclasses: (argument_list
+    (subscript value: [
+      (identifier) @name.reference.inherits
+      (attribute attribute: (identifier) @name.reference.inherits)
+    ] @reference.inherits)))

@@ -1,0 +1,103 @@
+; hookgraph query for Rust. Capture convention: hookgraph/languages/__init__.py
+
+; ---------------------------------------------------------------- definitions
+
+(function_item
+  name: (identifier) @name.definition.function
+  body: (block) @body) @definition.function
+
+; trait method declarations without a body
+(function_signature_item
+  name: (identifier) @name.definition.function) @definition.function
+
+(struct_item
+  name: (type_identifier) @name.definition.struct
+  body: (_)? @body) @definition.struct
+
+(union_item
+  name: (type_identifier) @name.definition.struct
+  body: (_)? @body) @definition.struct
+
+(enum_item
+  name: (type_identifier) @name.definition.enum
+  body: (enum_variant_list) @body) @definition.enum
+
+(trait_item
+  name: (type_identifier) @name.definition.trait
+  body: (declaration_list) @body) @definition.trait
+
+; inline modules: mod tests { ... }
+(mod_item
+  name: (identifier) @name.definition.module
+  body: (declaration_list) @body) @definition.module
+
+; impl Foo / impl<T> Foo<T> / impl Trait for path::Foo / for &mut Foo<R> / for str:
+; prefixes method names, not a unit
+(impl_item
+  type: [
+    (type_identifier) @name.container
+    (primitive_type) @name.container
+    (generic_type type: (type_identifier) @name.container)
+    (generic_type type: (scoped_type_identifier name: (type_identifier) @name.container))
+    (scoped_type_identifier name: (type_identifier) @name.container)
+    (reference_type type: [
+      (type_identifier) @name.container
+      (generic_type type: (type_identifier) @name.container)
+      (generic_type type: (scoped_type_identifier name: (type_identifier) @name.container))
+      (scoped_type_identifier name: (type_identifier) @name.container)
+    ])
+  ]) @container
+
+; ---------------------------------------------------------------- documentation
+
+(line_comment) @comment
+(block_comment) @comment
+(attribute_item) @annotation
+
+; ---------------------------------------------------------------- imports
+
+(use_declaration argument: (identifier) @name.reference.import)
+(use_declaration argument: (scoped_identifier) @name.reference.import)
+(use_declaration argument: (use_as_clause path: (_) @name.reference.import))
+(use_declaration argument: (use_wildcard (_) @name.reference.import))
+(use_declaration argument: (scoped_use_list path: (_) @name.reference.import))
+(use_declaration
+  argument: (scoped_use_list
+    path: (_) @module.reference.import
+    list: (use_list [(identifier) (scoped_identifier)] @name.reference.import)))
+(use_declaration
+  argument: (scoped_use_list
+    path: (_) @module.reference.import
+    list: (use_list (use_as_clause path: (_) @name.reference.import))))
+(extern_crate_declaration name: (identifier) @name.reference.import)
+
+; ---------------------------------------------------------------- calls
+
+(call_expression function: (identifier) @name.reference.call) @reference.call
+(call_expression
+  function: (field_expression field: (field_identifier) @name.reference.call)) @reference.call
+(call_expression
+  function: (scoped_identifier name: (identifier) @name.reference.call)) @reference.call
+(call_expression
+  function: (generic_function function: [
+    (identifier) @name.reference.call
+    (scoped_identifier name: (identifier) @name.reference.call)
+    (field_expression field: (field_identifier) @name.reference.call)
+  ])) @reference.call
+
+; ---------------------------------------------------------------- inheritance
+
+; impl Trait for Foo: the trait is attributed to the enclosing container (Foo)
+(impl_item trait: (type_identifier) @name.reference.inherits)
+(impl_item
+  trait: (scoped_type_identifier name: (type_identifier) @name.reference.inherits) @reference.inherits)
+(impl_item
+  trait: (generic_type type: (type_identifier) @name.reference.inherits) @reference.inherits)
+(impl_item
+  trait: (generic_type
+    type: (scoped_type_identifier name: (type_identifier) @name.reference.inherits)) @reference.inherits)
+; supertraits: trait Shape: Debug + fmt::Display
+(trait_item bounds: (trait_bounds (type_identifier) @name.reference.inherits))
+(trait_item
+  bounds: (trait_bounds
+    (scoped_type_identifier name: (type_identifier) @name.reference.inherits) @reference.inherits))

@@ -1,0 +1,881 @@
+"""Bytes of one file -> :class:`CodeUnit` s and :class:`Edge` s.
+
+Generic over the language registry (:mod:`hookgraph.languages`): code is parsed
+with tree-sitter and read through one compiled query per language, whose
+capture convention is documented in ``hookgraph/languages/__init__.py``;
+documents (Markdown, reStructuredText) are split into heading sections.
+
+Nothing here branches on a language name, and nothing recurses over the
+syntax tree: the query engine (C) finds the nodes, then two linear sweeps over
+byte ranges decide nesting and attribute references, so 5,000 levels of
+nesting cost no Python stack.
+"""
+
+from __future__ import annotations
+
+import inspect
+import logging
+import os
+import re
+from bisect import bisect_left
+
+from .languages import Language, LanguageSpec, language_for_path, load_language
+from .units import CodeUnit, Edge, ParsedFile
+
+__all__ = ["parse_file", "parse_bytes", "SIGNATURE_MAX"]
+
+log = logging.getLogger(__name__)
+
+#: Kinds whose bodies swallow nested definitions (nested functions are not units).
+FUNCTION_KINDS = frozenset({"function", "method"})
+#: Kinds whose member functions become methods ``Class.method``.
+CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
+
+#: Reference capture kind (``@name.reference.<kind>``) -> edge kind.
+EDGE_KIND_OF_REFERENCE = {"call": "calls", "import": "imports", "inherits": "inherits"}
+
+SIGNATURE_MAX = 300
+TARGET_FULL_MAX = 200
+FINGERPRINT_NAMES_MAX = 40
+SENTENCE_MAX = 240
+
+
+# --------------------------------------------------------------------------- API
+
+
+def parse_file(path: str, data: bytes) -> ParsedFile | None:
+    """Parse one file's bytes. ``None`` when the path's language is unknown.
+
+    Never raises on any input: syntax errors yield what tree-sitter recovered
+    (``had_errors=True``); invalid UTF-8 is decoded with replacement characters
+    in text fields while lines come from byte offsets.
+    """
+    lang = language_for_path(path)
+    if lang is None:
+        return None
+    return parse_bytes(path, data, lang)
+
+
+def parse_bytes(path: str, data: bytes, lang: str) -> ParsedFile:
+    """Parse ``data`` as language ``lang`` (a registry id), whatever the path says."""
+    language = load_language(lang)
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        data = str(data).encode("utf-8", "surrogatepass")
+    data = bytes(data)
+    try:
+        if language.spec.sections:
+            return _parse_document(path, data, language.spec)
+        return _parse_code(path, data, language)
+    except Exception:  # a hook must never die on one odd file
+        log.warning("hookgraph: could not parse %s; indexing it as a bare file", path, exc_info=True)
+        lines = _LineIndex(data)
+        unit = CodeUnit(
+            path=path,
+            kind="file",
+            name=_basename(path),
+            qualname=path,
+            start_line=1,
+            end_line=lines.count,
+            language=lang,
+            text=path,
+        )
+        return ParsedFile(path=path, language=lang, units=[unit], edges=[], had_errors=True)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _basename(path: str) -> str:
+    return os.path.basename(path.replace("\\", "/")) or path
+
+
+class _LineIndex:
+    """Byte offsets of line starts; lines are 1-based and split on ``\\n`` only,
+    as tree-sitter counts rows."""
+
+    __slots__ = ("data", "starts", "count")
+
+    def __init__(self, data: bytes):
+        self.data = data
+        starts = [0]
+        find = data.find
+        pos = find(b"\n")
+        while pos != -1:
+            starts.append(pos + 1)
+            pos = find(b"\n", pos + 1)
+        self.starts = starts
+        n = len(starts)
+        if data.endswith(b"\n"):
+            n -= 1
+        self.count = max(1, n)
+
+    def text(self, first: int, last: int) -> str:
+        """Source of lines ``first..last`` (1-based, inclusive), without the final newline."""
+        starts = self.starts
+        first = max(1, first)
+        begin = starts[first - 1] if first - 1 < len(starts) else len(self.data)
+        end = starts[last] - 1 if last < len(starts) else len(self.data)
+        chunk = self.data[begin:max(begin, end)]
+        if chunk.endswith(b"\r"):
+            chunk = chunk[:-1]
+        return chunk.decode("utf-8", "replace")
+
+
+def _end_row(node) -> int:
+    """0-based row of a node's last character (a node ending just after a newline
+    ends on the previous row)."""
+    end = node.end_point
+    row = end[0]
+    if end[1] == 0 and row > node.start_point[0]:
+        row -= 1
+    return row
+
+
+def _decode(data: bytes, start: int, end: int) -> str:
+    return data[start:end].decode("utf-8", "replace")
+
+
+_WS = re.compile(r"\s+")
+_NEWLINE_WS = re.compile(r"\s*\n\s*")
+_OPEN_WS = re.compile(r"([(\[])\s+")
+_CLOSE_WS = re.compile(r"\s+([)\]])")
+_TRAILING_COMMA = re.compile(r",\s*([)\]])")
+
+
+def _collapse(text: str) -> str:
+    return _WS.sub(" ", text).strip()
+
+
+def _cap(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
+
+
+def _clean_string_doc(text: str) -> str:
+    """A docstring literal without prefix and quotes, dedented."""
+    m = re.match(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')", text)
+    if m:
+        quote = m.group(1)
+        text = text[m.end():]
+        if text.endswith(quote):
+            text = text[: -len(quote)]
+    return inspect.cleandoc(text).strip()
+
+
+def _clean_comment(text: str, spec: LanguageSpec) -> str:
+    """One comment node's text without its markers."""
+    stripped = text.strip()
+    for opener, closer in spec.block_comments:
+        if stripped.startswith(opener) and stripped.endswith(closer) and len(stripped) >= len(opener) + len(closer):
+            body = stripped[len(opener): len(stripped) - len(closer)]
+            out = []
+            for line in body.split("\n"):
+                s = line.strip()
+                if s.startswith("*"):
+                    s = s[1:]
+                    if s.startswith(" "):
+                        s = s[1:]
+                out.append(s.rstrip())
+            return "\n".join(out).strip("\n")
+    out = []
+    for line in stripped.split("\n"):
+        s = line.strip()
+        for marker in spec.line_comments:
+            if s.startswith(marker):
+                s = s[len(marker):]
+                break
+        if s.startswith(" "):
+            s = s[1:]
+        out.append(s.rstrip())
+    return "\n".join(out)
+
+
+def _tidy_doc(text: str) -> str:
+    lines = text.replace("\r", "").split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return "\n".join(lines)
+
+
+def _first_paragraph(text: str) -> str:
+    for para in re.split(r"\n\s*\n", text.strip()):
+        para = para.strip()
+        if para:
+            return para
+    return ""
+
+
+_SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)")
+
+
+def _first_sentence(text: str) -> str:
+    para = _collapse(_first_paragraph(text))
+    m = _SENTENCE.match(para)
+    return _cap(m.group(1) if m else para, SENTENCE_MAX)
+
+
+def _strip_quotes(text: str) -> str:
+    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
+        return text[1:-1]
+    return text
+
+
+def _reference_text(data: bytes, ref, name) -> str:
+    """``target_full``: from the start of the reference node to the end of the name."""
+    if ref is None or not (ref.start_byte <= name.start_byte and name.end_byte <= ref.end_byte):
+        start, end = name.start_byte, name.end_byte
+    else:
+        start, end = ref.start_byte, name.end_byte
+    if end - start > 4 * TARGET_FULL_MAX:
+        start = end - 4 * TARGET_FULL_MAX
+    text = _NEWLINE_WS.sub("", _decode(data, start, end))
+    return _cap(_collapse(_empty_parens(text)), TARGET_FULL_MAX)
+
+
+def _empty_parens(text: str) -> str:
+    """``a.b(x, y).c`` -> ``a.b().c``: argument lists say nothing about the callee."""
+    if "(" not in text:
+        return text
+    out = []
+    depth = 0
+    for ch in text:
+        if ch == "(":
+            if depth == 0:
+                out.append("(")
+            depth += 1
+        elif ch == ")" and depth:
+            depth -= 1
+            if depth == 0:
+                out.append(")")
+        elif depth == 0:
+            out.append(ch)
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------- captures
+
+
+_ROLE_CACHE: dict[str, tuple[str, str | None]] = {}
+
+
+def _role(capture: str) -> tuple[str, str | None]:
+    """Map a capture name to (role, kind) following the documented convention."""
+    cached = _ROLE_CACHE.get(capture)
+    if cached is not None:
+        return cached
+    parts = capture.split(".")
+    role: tuple[str, str | None]
+    if capture.startswith("_"):
+        role = ("ignore", None)
+    elif parts[0] == "definition" and len(parts) == 2:
+        role = ("def", parts[1])
+    elif parts[:2] == ["name", "definition"] and len(parts) == 3:
+        role = ("defname", parts[2])
+    elif capture == "body":
+        role = ("body", None)
+    elif capture == "name.scope":
+        role = ("scope", None)
+    elif capture == "container":
+        role = ("container", None)
+    elif capture == "name.container":
+        role = ("containername", None)
+    elif capture in ("doc", "comment", "annotation"):
+        role = (capture, None)
+    elif parts[:2] == ["name", "reference"] and len(parts) == 3:
+        role = ("refname", parts[2])
+    elif parts[0] == "reference" and len(parts) == 2:
+        role = ("ref", parts[1])
+    elif parts[:2] == ["module", "reference"] and len(parts) == 3:
+        role = ("refmodule", parts[2])
+    else:
+        role = ("ignore", None)
+    _ROLE_CACHE[capture] = role
+    return role
+
+
+class _Scope:
+    """A definition or container found by the query, before it becomes a unit."""
+
+    __slots__ = (
+        "node", "start", "end", "kind", "name", "name_node", "body", "scope_name",
+        "is_container", "swallowed", "qual", "unit", "parent", "doc", "is_unit",
+    )
+
+    def __init__(self, node, kind, name_node, body, scope_name, is_container):
+        self.node = node
+        self.start = node.start_byte
+        self.end = node.end_byte
+        self.kind = kind
+        self.name_node = name_node
+        self.name = ""
+        self.body = body
+        self.scope_name = scope_name
+        self.is_container = is_container
+        self.swallowed = False
+        self.qual: str | None = None
+        self.unit: str | None = None  # qualname references inside are attributed to
+        self.parent: str | None = None
+        self.doc: str | None = None
+        self.is_unit = False
+
+
+class _Item:
+    __slots__ = ("start", "role", "kind", "node", "ref", "module")
+
+    def __init__(self, role, kind, node, ref=None, module=None):
+        self.start = node.start_byte
+        self.role = role
+        self.kind = kind
+        self.node = node
+        self.ref = ref
+        self.module = module
+
+
+def _climb_wrappers(node, wrappers: frozenset[str]):
+    """Widen a definition node to its wrappers (decorators, ``export``)."""
+    if not wrappers:
+        return node
+    while True:
+        parent = node.parent
+        if parent is None or parent.type not in wrappers:
+            return node
+        node_type = node.type
+        same = 0
+        for child in parent.named_children:
+            if child.type == node_type:
+                same += 1
+        if same != 1:
+            return node
+        node = parent
+
+
+def _join(prefix: str | None, name: str) -> str:
+    return f"{prefix}.{name}" if prefix else name
+
+
+def _innermost(scopes: list[_Scope], items: list[_Item]):
+    """Yield (item, innermost scope containing it or None); both lists sorted by start."""
+    stack: list[_Scope] = []
+    i = 0
+    n = len(scopes)
+    for item in items:
+        pos = item.start
+        while i < n and scopes[i].start <= pos:
+            s = scopes[i]
+            while stack and stack[-1].end <= s.start:
+                stack.pop()
+            stack.append(s)
+            i += 1
+        while stack and stack[-1].end <= pos:
+            stack.pop()
+        yield item, (stack[-1] if stack else None)
+
+
+# --------------------------------------------------------------------------- code
+
+
+def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
+    from tree_sitter import QueryCursor
+
+    spec = language.spec
+    tree = language.parser.parse(data)
+    root = tree.root_node
+    lines = _LineIndex(data)
+
+    defs: dict[tuple[int, int], _Scope] = {}
+    containers: list[_Scope] = []
+    items: list[_Item] = []
+    comments: dict[int, object] = {}
+    annotations: set[int] = set()
+    wrappers = spec.wrappers
+
+    for _pattern, caps in QueryCursor(language.query).matches(root):
+        def_node = name_node = body = scope_node = container = container_name = None
+        def_kind = None
+        refnames = None
+        ref_node = module_node = None
+        ref_kind = None
+        for capture, nodes in caps.items():
+            role, kind = _role(capture)
+            if role == "def":
+                def_node, def_kind = nodes[0], kind
+            elif role == "defname":
+                name_node = nodes[0]
+                def_kind = def_kind or kind
+            elif role == "body":
+                body = nodes[0]
+            elif role == "scope":
+                scope_node = nodes[0]
+            elif role == "container":
+                container = nodes[0]
+            elif role == "containername":
+                container_name = nodes[0]
+            elif role == "refname":
+                refnames, ref_kind = nodes, kind
+            elif role == "ref":
+                ref_node = nodes[0]
+            elif role == "refmodule":
+                module_node = nodes[0]
+            elif role == "comment":
+                for node in nodes:
+                    comments[node.start_byte] = node
+            elif role == "annotation":
+                for node in nodes:
+                    annotations.add(node.start_byte)
+            elif role == "doc":
+                for node in nodes:
+                    items.append(_Item("doc", None, node))
+        if def_node is not None and name_node is not None:
+            key = (name_node.start_byte, name_node.end_byte)
+            outer = _climb_wrappers(def_node, wrappers)
+            scope_name = _decode(data, scope_node.start_byte, scope_node.end_byte) if scope_node is not None else None
+            known = defs.get(key)
+            if known is None:
+                defs[key] = _Scope(outer, def_kind, name_node, body, scope_name, False)
+            else:
+                if outer.end_byte - outer.start_byte > known.end - known.start:
+                    known.node, known.start, known.end, known.kind = outer, outer.start_byte, outer.end_byte, def_kind
+                if known.body is None:
+                    known.body = body
+                if known.scope_name is None:
+                    known.scope_name = scope_name
+        elif container is not None and container_name is not None:
+            containers.append(_Scope(container, None, container_name, None, None, True))
+        if refnames:
+            for node in refnames:
+                items.append(_Item(ref_kind, ref_kind, node, ref_node, module_node))
+
+    # ---- nesting: decide which definitions are units and their qualnames
+    scopes = list(defs.values()) + containers
+    scopes.sort(key=lambda s: (s.start, -s.end))
+    stack: list[_Scope] = []
+    kept: list[_Scope] = []
+    for s in scopes:
+        s.name = _decode(data, s.name_node.start_byte, s.name_node.end_byte).strip()
+        while stack and stack[-1].end <= s.start:
+            stack.pop()
+        enc = stack[-1] if stack else None
+        stack.append(s)
+        if enc is not None and (enc.swallowed or (not enc.is_container and enc.kind in FUNCTION_KINDS)):
+            s.swallowed = True
+            s.unit = enc.unit
+            continue
+        if not s.name:
+            # a definition whose name tree-sitter could not recover: not a unit,
+            # its contents belong to whatever encloses it
+            s.swallowed = True
+            s.unit = enc.unit if enc is not None else None
+            continue
+        prefix = enc.qual if enc is not None else None
+        if s.is_container:
+            s.qual = _join(prefix, s.name)
+            s.unit = s.qual
+            continue
+        classy = enc is not None and (enc.is_container or enc.kind in CLASS_KINDS)
+        parent = prefix
+        if s.scope_name:
+            parent = _join(prefix, s.scope_name)
+            classy = True
+        if s.kind in FUNCTION_KINDS:
+            s.kind = "method" if classy else "function"
+        s.parent = parent
+        s.qual = _join(parent, s.name)
+        s.unit = s.qual
+        s.is_unit = True
+        kept.append(s)
+
+    # ---- references and docstrings: attribute each to its innermost scope
+    items.sort(key=lambda it: it.start)
+    file_doc: str | None = None
+    edges: list[Edge] = []
+    seen_edges: set[tuple] = set()
+    for item, scope in _innermost(scopes, items):
+        if item.role == "doc":
+            text = _clean_string_doc(_decode(data, item.node.start_byte, item.node.end_byte))
+            if scope is None:
+                if file_doc is None:
+                    file_doc = text
+            elif scope.is_unit and scope.doc is None:
+                scope.doc = text
+            continue
+        name = item.node
+        source = (scope.unit if scope is not None else None) or path
+        target = _decode(data, name.start_byte, name.end_byte)
+        if item.kind == "import":
+            target = _strip_quotes(target.strip())
+            full = target
+            if item.module is not None and item.module is not name and item.module.start_byte != name.start_byte:
+                module = _strip_quotes(_decode(data, item.module.start_byte, item.module.end_byte).strip())
+                sep = spec.import_separator
+                full = module + target if module.endswith(sep) else module + sep + target
+            full = _cap(_collapse(full), TARGET_FULL_MAX)
+            target = _cap(_collapse(target), TARGET_FULL_MAX)
+        else:
+            target = _collapse(target)
+            full = _reference_text(data, item.ref, name)
+        if not target:
+            continue
+        line = name.start_point[0] + 1
+        edge_kind = EDGE_KIND_OF_REFERENCE.get(item.kind, item.kind)
+        key = (source, edge_kind, target, line, full)
+        if key in seen_edges:
+            continue
+        seen_edges.add(key)
+        edges.append(Edge(source=source, kind=edge_kind, target=target, line=line, target_full=full))
+
+    # ---- units
+    comment_starts = sorted(comments)
+    used_comments: set[int] = set()
+    units: list[CodeUnit] = []
+    quals = {s.qual for s in kept}
+    contains: list[Edge] = []
+    top_names: list[str] = []
+    for s in kept:
+        start_line = s.node.start_point[0] + 1
+        end_line = _end_row(s.node) + 1
+        doc = s.doc
+        if doc is None:
+            block = _leading_comments(s.node, comments, annotations, data)
+            if block:
+                used_comments.update(c.start_byte for c in block)
+                doc = _tidy_doc("\n".join(_clean_comment(_decode(data, c.start_byte, c.end_byte), spec) for c in block))
+        units.append(
+            CodeUnit(
+                path=path,
+                kind=s.kind,
+                name=s.name,
+                qualname=s.qual,
+                start_line=start_line,
+                end_line=end_line,
+                language=spec.id,
+                signature=_signature(data, s, comment_starts),
+                docstring=doc or "",
+                text=lines.text(start_line, end_line),
+                parent=s.parent,
+            )
+        )
+        if s.parent is not None and s.parent in quals:
+            contains.append(Edge(source=s.parent, kind="contains", target=s.qual, line=start_line, target_full=s.qual))
+        else:
+            contains.append(Edge(source=path, kind="contains", target=s.qual, line=start_line, target_full=s.qual))
+            top_names.append(s.qual)
+
+    if file_doc is None:
+        file_doc = _file_comment(root, comments, used_comments, spec, data)
+    if not file_doc and len(top_names) == 1:
+        # one definition per file (Java, many TS/Go files): its doc describes the file
+        file_doc = next((u.docstring for u in units if u.qualname == top_names[0]), "")
+    file_doc = _first_paragraph(file_doc or "")
+    fingerprint = _fingerprint(path, "defines", top_names, file_doc)
+    file_unit = CodeUnit(
+        path=path,
+        kind="file",
+        name=_basename(path),
+        qualname=path,
+        start_line=1,
+        end_line=lines.count,
+        language=spec.id,
+        signature="",
+        docstring=file_doc,
+        text=fingerprint,
+        parent=None,
+    )
+    return ParsedFile(
+        path=path,
+        language=spec.id,
+        units=[file_unit] + units,
+        edges=contains + edges,
+        had_errors=bool(root.has_error),
+    )
+
+
+def _signature(data: bytes, s: _Scope, comment_starts: list[int]) -> str:
+    """Definition header: from the start of the name's line up to the body."""
+    name = s.name_node
+    line_start = name.start_byte - name.start_point[1]
+    start = max(s.start, line_start)
+    body = s.body
+    end = body.start_byte if body is not None and body.start_byte > start else s.end
+    i = bisect_left(comment_starts, start)
+    if i < len(comment_starts) and comment_starts[i] < end:
+        end = comment_starts[i]
+    end = min(end, start + 4 * SIGNATURE_MAX)
+    text = _collapse(_decode(data, start, end))
+    text = _OPEN_WS.sub(r"\1", text)
+    text = _CLOSE_WS.sub(r"\1", text)
+    text = _TRAILING_COMMA.sub(r"\1", text)
+    text = text.rstrip(" :{;").rstrip()
+    return _cap(text, SIGNATURE_MAX)
+
+
+def _starts_line(node, data: bytes) -> bool:
+    """True when only whitespace precedes the node on its first line."""
+    col = node.start_point[1]
+    return not data[node.start_byte - col: node.start_byte].strip()
+
+
+def _leading_comments(node, comments: dict[int, object], annotations: set[int], data: bytes) -> list:
+    """The contiguous whole-line comment block directly above a definition."""
+    expected = node.start_point[0] - 1
+    found: list = []
+    current = node
+    sib = current.prev_named_sibling
+    # a definition that opens its parent (e.g. the first statement of a block)
+    # has its comment as a sibling of an ancestor
+    while sib is None and current.parent is not None and current.parent.start_byte == current.start_byte:
+        current = current.parent
+        sib = current.prev_named_sibling
+    while sib is not None and expected >= 0:
+        key = sib.start_byte
+        if key in comments:
+            if _end_row(sib) != expected or not _starts_line(sib, data):
+                break
+            found.append(sib)
+        elif key in annotations:
+            if _end_row(sib) != expected:
+                break
+        else:
+            break
+        expected = sib.start_point[0] - 1
+        sib = sib.prev_named_sibling
+    found.reverse()
+    return found
+
+
+_BOILERPLATE = re.compile(
+    r"copyright|\blicen[cs]ed?\b|spdx-license|^\s*!|-\*-|^\s*(?:vim?|eslint|jshint|prettier|@ts-|global\b|go:build|\+build)",
+    re.IGNORECASE | re.MULTILINE,
+)
+
+
+def _file_comment(root, comments, used_comments: set[int], spec: LanguageSpec, data: bytes) -> str:
+    """The file's leading comment block (licence headers and pragmas skipped)."""
+    blocks: list[list] = []
+    current: list = []
+    last_row = -2
+    child = root.named_child(0) if root.named_child_count else None
+    while child is not None and child.start_byte in comments:
+        if current and child.start_point[0] > last_row + 1:
+            blocks.append(current)
+            current = []
+        current.append(child)
+        last_row = _end_row(child)
+        child = child.next_named_sibling
+    if current:
+        blocks.append(current)
+    for block in blocks:
+        if any(c.start_byte in used_comments for c in block):
+            continue
+        text = _tidy_doc("\n".join(_clean_comment(_decode(data, c.start_byte, c.end_byte), spec) for c in block))
+        if not text or _BOILERPLATE.search(text):
+            continue
+        return text
+    return ""
+
+
+def _fingerprint(path: str, label: str, names: list[str], doc: str) -> str:
+    parts = [path]
+    if names:
+        shown = names[:FINGERPRINT_NAMES_MAX]
+        more = len(names) - len(shown)
+        parts.append(f"{label}: " + ", ".join(shown) + (f" (+{more} more)" if more > 0 else ""))
+    sentence = _first_sentence(doc) if doc else ""
+    if sentence:
+        parts.append(sentence)
+    return "\n".join(parts)
+
+
+# --------------------------------------------------------------------------- documents
+#
+# Markdown and reStructuredText are split with a line-based heading scanner
+# rather than a tree-sitter grammar: headings are line syntax in both, the
+# scanner treats the two formats alike (tree-sitter-language-pack's markdown
+# grammar is split into block and inline parsers and reST's grammar reports
+# titles differently), and it costs one pass over the lines.
+
+
+_MD_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
+_MD_FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
+_MD_SETEXT = re.compile(r"^ {0,3}(=+|-+)[ \t]*$")
+_MD_NOT_PARAGRAPH = re.compile(r"^ {0,3}(?:[-*+>]|\d+[.)]|#|\||<)|^ {4,}|^\t")
+_RST_ADORNMENT = re.compile(r"^([!-/:-@\[-`{-~])\1+\s*$")
+
+
+def _markdown_headings(lines: list[str]) -> tuple[list[tuple[int, int, int, str]], int]:
+    """(first line index, last heading line index, level, title) for each heading,
+    and the index of the first content line (after YAML front matter)."""
+    out = []
+    n = len(lines)
+    i = 0
+    if n and lines[0].strip() == "---":  # YAML front matter
+        for j in range(1, n):
+            if lines[j].strip() in ("---", "..."):
+                i = j + 1
+                break
+    content_start = i
+    fence: str | None = None
+    prev_blank = True
+    while i < n:
+        line = lines[i]
+        m = _MD_FENCE.match(line)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0] and len(m.group(1)) >= len(fence) and not line.strip()[len(m.group(1)):].strip():
+                fence = None
+            i += 1
+            prev_blank = False
+            continue
+        if m:
+            fence = m.group(1)
+            i += 1
+            prev_blank = False
+            continue
+        m = _MD_ATX.match(line)
+        if m:
+            title = (m.group(2) or "").strip()
+            if title:
+                out.append((i, i, len(m.group(1)), title))
+            i += 1
+            prev_blank = True
+            continue
+        stripped = line.strip()
+        if (
+            stripped
+            and prev_blank
+            and i + 1 < n
+            and _MD_SETEXT.match(lines[i + 1])
+            and not _MD_NOT_PARAGRAPH.match(line)
+        ):
+            level = 1 if lines[i + 1].strip()[0] == "=" else 2
+            out.append((i, i + 1, level, stripped))
+            i += 2
+            prev_blank = True
+            continue
+        prev_blank = not stripped
+        i += 1
+    return out, content_start
+
+
+def _rst_headings(lines: list[str]) -> tuple[list[tuple[int, int, int, str]], int]:
+    out = []
+    styles: list[tuple[str, bool]] = []
+    n = len(lines)
+    i = 0
+    while i + 1 < n:
+        title = lines[i].rstrip()
+        under = _RST_ADORNMENT.match(lines[i + 1])
+        if (
+            title.strip()
+            and not title[0].isspace()
+            and under
+            and not _RST_ADORNMENT.match(title)
+            and len(lines[i + 1].rstrip()) >= len(title)
+        ):
+            char = under.group(1)
+            over = i > 0 and lines[i - 1].rstrip() == lines[i + 1].rstrip()
+            before = i - 2 if over else i - 1
+            if before < 0 or not lines[before].strip():
+                style = (char, over)
+                if style not in styles:
+                    styles.append(style)
+                out.append((i - 1 if over else i, i + 1, styles.index(style) + 1, title.strip()))
+                i += 2
+                continue
+        i += 1
+    return out, 0
+
+
+_DOC_SPLITTERS = {"markdown-headings": _markdown_headings, "rst-titles": _rst_headings}
+_PROSE_SKIP = re.compile(r"^\s*(?:\[!\[|!\[|<|\.\.|\||:|```|~~~|[-=*_#~^]{3,}\s*$)")
+
+
+def _prose_paragraph(lines: list[str]) -> str:
+    """First paragraph of prose (badges, HTML, directives, tables and code skipped)."""
+    para: list[str] = []
+    fence: str | None = None
+    for line in lines:
+        m = _MD_FENCE.match(line)
+        if fence is not None:
+            if m and m.group(1)[0] == fence[0]:
+                fence = None
+            continue
+        if m:
+            if para:
+                break
+            fence = m.group(1)
+            continue
+        if not line.strip():
+            if para:
+                break
+            continue
+        if not para and (_PROSE_SKIP.match(line) or line[:1] in (" ", "\t")):
+            continue
+        para.append(line.strip())
+    return " ".join(para)
+
+
+def _parse_document(path: str, data: bytes, spec: LanguageSpec) -> ParsedFile:
+    text = data.decode("utf-8", "replace")
+    lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
+    if lines and lines[-1] == "" and len(lines) > 1:
+        lines.pop()
+    count = max(1, len(lines))
+    headings, content_start = _DOC_SPLITTERS[spec.sections](lines)
+
+    def section_range(first: int, last: int) -> tuple[int, int]:
+        while last > first and not lines[last].strip():
+            last -= 1
+        return first, last
+
+    units: list[CodeUnit] = []
+    edges: list[Edge] = []
+    titles: list[str] = []
+    base = _basename(path)
+    first_heading = headings[0][0] if headings else len(lines)
+    doc = ""
+    if any(line.strip() for line in lines[content_start:first_heading]):
+        start, end = section_range(content_start, first_heading - 1)
+        while start < end and not lines[start].strip():
+            start += 1
+        body = lines[start:end + 1]
+        doc = _prose_paragraph(body)
+        units.append(
+            CodeUnit(
+                path=path, kind="section", name=base, qualname=base,
+                start_line=start + 1, end_line=end + 1, language=spec.id,
+                docstring=doc, text="\n".join(body), parent=None,
+            )
+        )
+        edges.append(Edge(source=path, kind="contains", target=base, line=start + 1, target_full=base))
+
+    trail: list[tuple[int, str]] = []
+    for idx, (first, heading_last, level, title) in enumerate(headings):
+        next_first = headings[idx + 1][0] if idx + 1 < len(headings) else len(lines)
+        start, end = section_range(first, next_first - 1)
+        end = max(end, heading_last)
+        while trail and trail[-1][0] >= level:
+            trail.pop()
+        parent = " > ".join(t for _, t in trail) if trail else None
+        trail.append((level, title))
+        qual = " > ".join(t for _, t in trail)
+        body_doc = _prose_paragraph(lines[heading_last + 1:end + 1])
+        if not doc and body_doc:
+            doc = body_doc
+        titles.append(title)
+        units.append(
+            CodeUnit(
+                path=path, kind="section", name=title, qualname=qual,
+                start_line=start + 1, end_line=end + 1, language=spec.id,
+                signature=title, docstring=body_doc,
+                text="\n".join(lines[start:end + 1]), parent=parent,
+            )
+        )
+        edges.append(
+            Edge(source=parent or path, kind="contains", target=qual, line=start + 1, target_full=qual)
+        )
+
+    file_unit = CodeUnit(
+        path=path, kind="file", name=base, qualname=path, start_line=1, end_line=count,
+        language=spec.id, docstring=doc, text=_fingerprint(path, "sections", titles, doc), parent=None,
+    )
+    return ParsedFile(path=path, language=spec.id, units=[file_unit] + units, edges=edges, had_errors=False)

@@ -1,0 +1,779 @@
+"""Per-language parsing tests: realistic snippets through real tree-sitter grammars.
+
+Each snippet is the kind of code a project really has (a class with methods,
+inheritance, imports, calls, doc comments, a closure, decorators / generics /
+receivers as the language has them). The tests pin the exact set of units with
+their lines, some signatures and docstrings, and edges of every kind.
+"""
+
+from __future__ import annotations
+
+import logging
+
+import pytest
+
+from hookgraph.parse import parse_file
+from hookgraph.units import CodeUnit, ParsedFile
+
+
+def units_of(pf: ParsedFile) -> set[tuple[str, str, int, int]]:
+    return {(u.kind, u.qualname, u.start_line, u.end_line) for u in pf.units if u.kind != "file"}
+
+
+def unit(pf: ParsedFile, qualname: str) -> CodeUnit:
+    (found,) = [u for u in pf.units if u.qualname == qualname]
+    return found
+
+
+def has_edge(pf: ParsedFile, kind: str, source: str, target: str, full: str | None = None, line: int | None = None) -> bool:
+    return any(
+        e.kind == kind
+        and e.source == source
+        and e.target == target
+        and (full is None or e.target_full == full)
+        and (line is None or e.line == line)
+        for e in pf.edges
+    )
+
+
+def edges_from(pf: ParsedFile, kind: str, source: str) -> set[str]:
+    return {e.target for e in pf.edges if e.kind == kind and e.source == source}
+
+
+@pytest.fixture(autouse=True)
+def _no_parse_fallback(caplog):
+    """parse_file falls back to a bare file unit on internal errors; that must not happen here."""
+    with caplog.at_level(logging.WARNING, logger="hookgraph.parse"):
+        yield
+    assert not [r for r in caplog.records if r.name == "hookgraph.parse"]
+
+
+PYTHON = r'''#!/usr/bin/env python
+"""Session management for the HTTP client.
+
+Sessions persist settings and connection pools across requests.
+"""
+from __future__ import annotations
+
+import os.path
+from collections import OrderedDict as OD
+from .adapters import HTTPAdapter, BaseAdapter as BA
+from . import hooks
+
+
+# Default number of redirects to follow.
+DEFAULT_REDIRECTS = 30
+
+
+def merge_setting(request_setting, session_setting, dict_class=OD):
+    """Merge a request setting with the session's one."""
+    if session_setting is None:
+        return request_setting
+
+    def to_key_val_list(value):
+        return list(value.items())
+
+    merged = dict_class(to_key_val_list(session_setting))
+    return merged
+
+
+class SessionRedirectMixin:
+    # Resolves redirects for a session.
+    def resolve_redirects(self, resp, req):
+        return self.rebuild_auth(req)
+
+
+@dataclass_like(frozen=True)
+class Session(SessionRedirectMixin, hooks.Hookable):
+    """A Requests session.
+
+    Provides cookie persistence.
+    """
+
+    class Config:
+        retries = 3
+
+    def __init__(self):
+        self.adapters = OD()
+        self.mount("https://", HTTPAdapter())
+
+    @property
+    def closed(self) -> bool:
+        return not self.adapters
+
+    def request(
+        self,
+        method,
+        url,
+        params=None,
+    ):
+        import json
+        prep = self.prepare_request(method, url)
+        return self.adapters["https://"].send(json.dumps(prep))
+
+
+def session():
+    return Session()
+'''
+
+JAVASCRIPT = r"""/**
+ * HTTP client helpers: retries and JSON decoding.
+ */
+import axios from "axios";
+import { retry, backoff as delay } from "./utils";
+const path = require("path");
+
+// Default request timeout in milliseconds.
+export const DEFAULT_TIMEOUT = 5000;
+
+/**
+ * Fetch a URL and decode its JSON body.
+ * @param {string} url
+ */
+export const fetchJson = async (url, options = {}) => {
+  const response = await axios.get(url, { timeout: DEFAULT_TIMEOUT, ...options });
+  return response.data;
+};
+
+function buildUrl(base, query) {
+  const encode = (value) => encodeURIComponent(value);
+  return base + "?" + Object.keys(query).map((k) => `${k}=${encode(query[k])}`).join("&");
+}
+
+export class ApiClient extends EventEmitter {
+  constructor(baseUrl) {
+    super();
+    this.baseUrl = baseUrl;
+  }
+
+  // Retry a GET until it succeeds.
+  async get(resource) {
+    const url = buildUrl(this.baseUrl, { resource });
+    return retry(() => fetchJson(url), delay(3));
+  }
+
+  handleError = (err) => {
+    this.emit("error", new errors.ApiError(err.message));
+  };
+}
+
+export default ApiClient;
+"""
+
+TYPESCRIPT = r"""// Typed key-value store with pluggable persistence backends.
+import { EventEmitter } from "events";
+import type { Backend, Serializer } from "./backend";
+import * as path from "path";
+
+/** Options accepted by {@link Store}. */
+export interface StoreOptions<T> extends BaseOptions {
+  backend: Backend<T>;
+  serialize?(value: T): string;
+}
+
+export enum Mode {
+  ReadOnly,
+  ReadWrite,
+}
+
+@injectable()
+export class Store<T> extends EventEmitter implements Disposable, Iterable<T> {
+  private cache = new Map<string, T>();
+
+  constructor(private readonly options: StoreOptions<T>) {
+    super();
+  }
+
+  /** Read a value, falling back to the backend. */
+  async get(key: string): Promise<T | undefined> {
+    const hit = this.cache.get(key);
+    if (hit !== undefined) {
+      return hit;
+    }
+    const loaded = await this.options.backend.load<T>(path.join("keys", key));
+    this.cache.set(key, loaded);
+    return loaded;
+  }
+
+  dispose = (): void => {
+    this.cache.clear();
+    this.emit("disposed");
+  };
+}
+
+export const createStore = <T,>(backend: Backend<T>): Store<T> =>
+  new Store<T>({ backend });
+
+export function isStore(value: unknown): value is Store<unknown> {
+  return value instanceof Store;
+}
+"""
+
+TSX = r"""// Todo list widget: renders items and lets the user toggle them.
+import React, { useState, useCallback } from "react";
+import { Todo, saveTodos } from "../api/todos";
+
+export interface TodoListProps {
+  initial: Todo[];
+  onChange?: (todos: Todo[]) => void;
+}
+
+/** Render a single todo row. */
+const TodoItem = ({ todo, onToggle }: { todo: Todo; onToggle: (id: number) => void }) => (
+  <li className={todo.done ? "done" : ""} onClick={() => onToggle(todo.id)}>
+    {todo.title}
+  </li>
+);
+
+export function TodoList({ initial, onChange }: TodoListProps): JSX.Element {
+  const [todos, setTodos] = useState<Todo[]>(initial);
+
+  const toggle = useCallback((id: number) => {
+    const next = todos.map((t) => (t.id === id ? { ...t, done: !t.done } : t));
+    setTodos(next);
+    onChange?.(next);
+  }, [todos, onChange]);
+
+  return (
+    <ul>
+      {todos.map((todo) => (
+        <TodoItem key={todo.id} todo={todo} onToggle={toggle} />
+      ))}
+    </ul>
+  );
+}
+
+export class TodoStore<T extends Todo> extends BaseStore<T> {
+  /** Persist every todo. */
+  async flush(items: T[]): Promise<void> {
+    await saveTodos(items);
+  }
+}
+"""
+
+GO = r"""// Copyright 2024 The Example Authors. All rights reserved.
+
+// Package server implements a small HTTP server with graceful shutdown.
+package server
+
+import (
+	"context"
+	"fmt"
+	nethttp "net/http"
+
+	"example.com/app/internal/log"
+)
+
+// Handler serves one route.
+type Handler interface {
+	log.Named
+	// ServeRoute handles a request for its route.
+	ServeRoute(ctx context.Context, path string) (int, error)
+}
+
+// Server wraps net/http with routing and logging.
+type Server struct {
+	*log.Logger
+	Config
+	routes map[string]Handler
+	srv    *nethttp.Server
+}
+
+type (
+	// Config holds listen settings.
+	Config struct {
+		Addr string
+	}
+	Option func(*Server)
+)
+
+// New builds a server listening on addr.
+func New(addr string, opts ...Option) *Server {
+	s := &Server{routes: make(map[string]Handler), Config: Config{Addr: addr}}
+	for _, opt := range opts {
+		opt(s)
+	}
+	return s
+}
+
+// Serve accepts connections until ctx is done.
+func (s *Server) Serve(ctx context.Context) error {
+	shutdown := func() error {
+		return s.srv.Shutdown(context.Background())
+	}
+	go func() {
+		<-ctx.Done()
+		_ = shutdown()
+	}()
+	s.Infof("listening on %s", s.Addr)
+	return fmt.Errorf("serve: %w", s.srv.ListenAndServe())
+}
+
+func (s Server) Routes() []string {
+	return nil
+}
+"""
+
+RUST = r"""//! A bounded LRU cache with pluggable eviction hooks.
+
+use std::collections::HashMap;
+use std::fmt::{self, Display};
+use crate::hooks::*;
+
+/// Called when an entry is evicted.
+pub trait EvictionHook<K>: Send + fmt::Debug {
+    /// Notify about one evicted key.
+    fn on_evict(&self, key: &K);
+
+    fn name(&self) -> &str {
+        "hook"
+    }
+}
+
+/// A least-recently-used cache.
+#[derive(Debug, Clone)]
+pub struct LruCache<K, V> {
+    capacity: usize,
+    map: HashMap<K, V>,
+    order: Vec<K>,
+}
+
+impl<K: Clone + Eq + std::hash::Hash, V> LruCache<K, V> {
+    /// Create an empty cache holding at most `capacity` entries.
+    pub fn new(capacity: usize) -> Self {
+        LruCache { capacity, map: HashMap::with_capacity(capacity), order: Vec::new() }
+    }
+
+    pub fn insert(&mut self, key: K, value: V) -> Option<V> {
+        let touch = |order: &mut Vec<K>, k: &K| order.retain(|x| x != k);
+        touch(&mut self.order, &key);
+        self.order.push(key.clone());
+        self.evict_if_full();
+        self.map.insert(key, value)
+    }
+
+    fn evict_if_full(&mut self) {
+        if self.order.len() > self.capacity {
+            let oldest = self.order.remove(0);
+            self.map.remove(&oldest);
+        }
+    }
+}
+
+impl<K, V> fmt::Display for LruCache<K, V> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "LruCache({})", self.capacity)
+    }
+}
+
+pub enum Policy {
+    Lru,
+    Fifo,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn evicts_oldest() {
+        let mut c = LruCache::new(1);
+        c.insert(1, "a");
+        assert!(c.insert(2, "b").is_none());
+    }
+}
+"""
+
+JAVA = r"""package com.example.orders;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.*;
+import com.example.payments.PaymentGateway;
+
+/**
+ * Coordinates order placement and payment capture.
+ */
+public class OrderService<T extends Order> extends AbstractService implements Closeable, Repository<T> {
+    private final PaymentGateway gateway;
+    private final List<T> pending = new ArrayList<>();
+
+    public OrderService(PaymentGateway gateway) {
+        super("orders");
+        this.gateway = gateway;
+    }
+
+    /**
+     * Place an order and capture its payment.
+     *
+     * @param order the order to place
+     * @return the confirmation id
+     */
+    @Override
+    public <R extends Receipt> String place(T order, Class<R> receiptType) throws PaymentException {
+        validate(order);
+        Runnable audit = () -> log.info("placing " + order.getId());
+        audit.run();
+        pending.add(order);
+        return gateway.capture(order.total()).getConfirmationId();
+    }
+
+    // Drop orders that were never paid.
+    void purge() {
+        pending.removeIf(o -> !o.isPaid());
+    }
+
+    public static class Builder {
+        public OrderService<Order> build() {
+            return new OrderService<>(new StripeGateway());
+        }
+    }
+
+    interface Listener {
+        void onPlaced(Order order);
+    }
+
+    enum Status { NEW, PAID }
+}
+"""
+
+
+# --------------------------------------------------------------------------- Python
+
+
+def test_python_units():
+    pf = parse_file("src/requests/sessions.py", PYTHON.encode())
+    assert pf.language == "python" and not pf.had_errors
+    assert units_of(pf) == {
+        ("function", "merge_setting", 18, 27),
+        ("class", "SessionRedirectMixin", 30, 33),
+        ("method", "SessionRedirectMixin.resolve_redirects", 32, 33),
+        # the decorator belongs to the class
+        ("class", "Session", 36, 62),
+        ("class", "Session.Config", 43, 44),
+        ("method", "Session.__init__", 46, 48),
+        ("method", "Session.closed", 50, 52),
+        ("method", "Session.request", 54, 62),
+        ("function", "session", 65, 66),
+    }
+    # the closure to_key_val_list is part of merge_setting, not a unit
+    assert "to_key_val_list" not in {u.name for u in pf.units}
+
+
+def test_python_signatures_docstrings_and_text():
+    pf = parse_file("src/requests/sessions.py", PYTHON.encode())
+    request = unit(pf, "Session.request")
+    assert request.signature == "def request(self, method, url, params=None)"
+    assert request.parent == "Session"
+    assert unit(pf, "Session.closed").signature == "def closed(self) -> bool"
+    assert unit(pf, "Session").signature == "class Session(SessionRedirectMixin, hooks.Hookable)"
+    assert unit(pf, "Session").docstring == "A Requests session.\n\nProvides cookie persistence."
+    assert unit(pf, "merge_setting").docstring == "Merge a request setting with the session's one."
+    # a comment directly above a definition is its docstring when it has none
+    assert unit(pf, "SessionRedirectMixin.resolve_redirects").docstring == "Resolves redirects for a session."
+    assert unit(pf, "session").docstring == ""
+    text = unit(pf, "merge_setting").text
+    assert text.startswith("def merge_setting(") and text.endswith("return merged")
+    assert unit(pf, "Session").text.startswith("@dataclass_like(frozen=True)\nclass Session(")
+
+
+def test_python_edges():
+    pf = parse_file("src/requests/sessions.py", PYTHON.encode())
+    path = "src/requests/sessions.py"
+    # contains
+    assert has_edge(pf, "contains", path, "Session", line=36)
+    assert has_edge(pf, "contains", "Session", "Session.request")
+    assert has_edge(pf, "contains", "Session", "Session.Config")
+    assert edges_from(pf, "contains", path) == {"merge_setting", "SessionRedirectMixin", "Session", "session"}
+    # imports, module-level and local
+    assert has_edge(pf, "imports", path, "os.path", line=8)
+    assert has_edge(pf, "imports", path, "collections")
+    assert has_edge(pf, "imports", path, "OrderedDict", "collections.OrderedDict")
+    assert has_edge(pf, "imports", path, ".adapters")
+    assert has_edge(pf, "imports", path, "HTTPAdapter", ".adapters.HTTPAdapter", line=10)
+    assert has_edge(pf, "imports", path, "hooks", ".hooks")
+    assert has_edge(pf, "imports", "Session.request", "json", line=60)
+    # calls: last identifier + full callee; closure calls belong to the enclosing function
+    assert has_edge(pf, "calls", "Session.request", "send", 'self.adapters["https://"].send', line=62)
+    assert has_edge(pf, "calls", "Session.request", "prepare_request", "self.prepare_request")
+    assert has_edge(pf, "calls", "Session.__init__", "mount", "self.mount")
+    assert has_edge(pf, "calls", "merge_setting", "items", "value.items", line=24)
+    assert has_edge(pf, "calls", "merge_setting", "to_key_val_list")
+    assert has_edge(pf, "calls", "session", "Session")
+    # inherits: bare and dotted bases, keyword arguments are not bases
+    assert has_edge(pf, "inherits", "Session", "SessionRedirectMixin")
+    assert has_edge(pf, "inherits", "Session", "Hookable", "hooks.Hookable", line=37)
+    assert edges_from(pf, "inherits", "Session") == {"SessionRedirectMixin", "Hookable"}
+
+
+def test_python_file_unit_fingerprint():
+    pf = parse_file("src/requests/sessions.py", PYTHON.encode())
+    file_unit = pf.units[0]
+    assert (file_unit.kind, file_unit.name, file_unit.qualname) == ("file", "sessions.py", "src/requests/sessions.py")
+    assert (file_unit.start_line, file_unit.end_line) == (1, 66)
+    assert file_unit.docstring == "Session management for the HTTP client."
+    assert file_unit.text == (
+        "src/requests/sessions.py\n"
+        "defines: merge_setting, SessionRedirectMixin, Session, session\n"
+        "Session management for the HTTP client."
+    )
+
+
+# --------------------------------------------------------------------------- JavaScript
+
+
+def test_javascript():
+    path = "web/src/client.js"
+    pf = parse_file(path, JAVASCRIPT.encode())
+    assert pf.language == "javascript" and not pf.had_errors
+    assert units_of(pf) == {
+        ("function", "fetchJson", 15, 18),
+        ("function", "buildUrl", 20, 23),
+        ("class", "ApiClient", 25, 40),
+        ("method", "ApiClient.constructor", 26, 29),
+        ("method", "ApiClient.get", 32, 35),
+        ("method", "ApiClient.handleError", 37, 39),
+    }
+    fetch = unit(pf, "fetchJson")
+    assert fetch.signature == "export const fetchJson = async (url, options = {}) =>"
+    assert fetch.docstring == "Fetch a URL and decode its JSON body.\n@param {string} url"
+    assert unit(pf, "ApiClient.get").signature == "async get(resource)"
+    assert unit(pf, "ApiClient.get").docstring == "Retry a GET until it succeeds."
+    assert unit(pf, "ApiClient").signature == "export class ApiClient extends EventEmitter"
+    assert pf.units[0].docstring == "HTTP client helpers: retries and JSON decoding."
+
+    assert has_edge(pf, "contains", path, "ApiClient")
+    assert has_edge(pf, "contains", "ApiClient", "ApiClient.handleError")
+    assert has_edge(pf, "imports", path, "axios", line=4)
+    assert has_edge(pf, "imports", path, "./utils", line=5)
+    assert has_edge(pf, "imports", path, "retry", "./utils:retry")
+    assert has_edge(pf, "imports", path, "backoff", "./utils:backoff")
+    assert has_edge(pf, "imports", path, "path", line=6)  # require("path")
+    assert has_edge(pf, "calls", "fetchJson", "get", "axios.get", line=16)
+    # the arrow function `encode` is part of buildUrl
+    assert has_edge(pf, "calls", "buildUrl", "encodeURIComponent", line=21)
+    assert has_edge(pf, "calls", "buildUrl", "join", "Object.keys().map().join")
+    assert has_edge(pf, "calls", "ApiClient.get", "buildUrl", line=33)
+    assert has_edge(pf, "calls", "ApiClient.get", "fetchJson")
+    assert has_edge(pf, "calls", "ApiClient.handleError", "ApiError", "errors.ApiError")
+    assert has_edge(pf, "inherits", "ApiClient", "EventEmitter", line=25)
+
+
+# --------------------------------------------------------------------------- TypeScript / TSX
+
+
+def test_typescript():
+    path = "src/store.ts"
+    pf = parse_file(path, TYPESCRIPT.encode())
+    assert pf.language == "typescript" and not pf.had_errors
+    assert units_of(pf) == {
+        ("interface", "StoreOptions", 7, 10),
+        ("method", "StoreOptions.serialize", 9, 9),
+        ("enum", "Mode", 12, 15),
+        ("class", "Store", 17, 40),
+        ("method", "Store.constructor", 21, 23),
+        ("method", "Store.get", 26, 34),
+        ("method", "Store.dispose", 36, 39),
+        ("function", "createStore", 42, 43),
+        ("function", "isStore", 45, 47),
+    }
+    assert unit(pf, "Store").signature == (
+        "export class Store<T> extends EventEmitter implements Disposable, Iterable<T>"
+    )
+    assert unit(pf, "Store.get").signature == "async get(key: string): Promise<T | undefined>"
+    assert unit(pf, "Store.get").docstring == "Read a value, falling back to the backend."
+    assert unit(pf, "StoreOptions").docstring == "Options accepted by {@link Store}."
+    assert unit(pf, "createStore").signature == "export const createStore = <T,>(backend: Backend<T>): Store<T> =>"
+    assert pf.units[0].docstring == "Typed key-value store with pluggable persistence backends."
+
+    assert has_edge(pf, "contains", path, "Store")
+    assert has_edge(pf, "contains", "Store", "Store.dispose")
+    assert has_edge(pf, "imports", path, "events")
+    assert has_edge(pf, "imports", path, "EventEmitter", "events:EventEmitter", line=2)
+    assert has_edge(pf, "imports", path, "./backend")
+    assert has_edge(pf, "imports", path, "Serializer", "./backend:Serializer")
+    assert has_edge(pf, "calls", "Store.get", "get", "this.cache.get", line=27)
+    assert has_edge(pf, "calls", "Store.get", "load", line=31)
+    assert has_edge(pf, "calls", "Store.get", "join", "path.join", line=31)
+    assert has_edge(pf, "calls", "Store.dispose", "emit", "this.emit")
+    assert has_edge(pf, "calls", "createStore", "Store", line=43)
+    assert has_edge(pf, "inherits", "Store", "EventEmitter", line=18)
+    assert has_edge(pf, "inherits", "Store", "Disposable")
+    assert has_edge(pf, "inherits", "Store", "Iterable")
+    assert has_edge(pf, "inherits", "StoreOptions", "BaseOptions", line=7)
+
+
+def test_tsx():
+    path = "ui/TodoList.tsx"
+    pf = parse_file(path, TSX.encode())
+    assert pf.language == "tsx" and not pf.had_errors
+    assert units_of(pf) == {
+        ("interface", "TodoListProps", 5, 8),
+        ("function", "TodoItem", 11, 15),
+        ("function", "TodoList", 17, 33),
+        ("class", "TodoStore", 35, 40),
+        ("method", "TodoStore.flush", 37, 39),
+    }
+    assert unit(pf, "TodoList").signature == (
+        "export function TodoList({ initial, onChange }: TodoListProps): JSX.Element"
+    )
+    assert unit(pf, "TodoItem").docstring == "Render a single todo row."
+    assert unit(pf, "TodoStore.flush").docstring == "Persist every todo."
+
+    assert has_edge(pf, "contains", path, "TodoList")
+    assert has_edge(pf, "contains", "TodoStore", "TodoStore.flush")
+    assert has_edge(pf, "imports", path, "react", line=2)
+    assert has_edge(pf, "imports", path, "useState", "react:useState")
+    assert has_edge(pf, "imports", path, "../api/todos", line=3)
+    # calls inside the useCallback closure belong to TodoList
+    assert has_edge(pf, "calls", "TodoList", "setTodos", line=22)
+    assert has_edge(pf, "calls", "TodoList", "useCallback", line=20)
+    # rendering a component counts as calling it; HTML elements do not
+    assert has_edge(pf, "calls", "TodoList", "TodoItem", line=29)
+    assert "ul" not in edges_from(pf, "calls", "TodoList")
+    assert has_edge(pf, "calls", "TodoStore.flush", "saveTodos")
+    assert has_edge(pf, "inherits", "TodoStore", "BaseStore", line=35)
+
+
+# --------------------------------------------------------------------------- Go
+
+
+def test_go():
+    path = "internal/server/server.go"
+    pf = parse_file(path, GO.encode())
+    assert pf.language == "go" and not pf.had_errors
+    assert units_of(pf) == {
+        ("interface", "Handler", 15, 19),
+        ("method", "Handler.ServeRoute", 18, 18),
+        ("struct", "Server", 22, 27),
+        # a struct declared inside a `type ( ... )` group covers its own lines
+        ("struct", "Config", 31, 33),
+        ("function", "New", 38, 44),
+        ("method", "Server.Serve", 47, 57),
+        ("method", "Server.Routes", 59, 61),
+    }
+    serve = unit(pf, "Server.Serve")
+    assert serve.signature == "func (s *Server) Serve(ctx context.Context) error"
+    assert serve.docstring == "Serve accepts connections until ctx is done."
+    assert serve.parent == "Server"
+    assert unit(pf, "Server.Routes").signature == "func (s Server) Routes() []string"
+    assert unit(pf, "Server").signature == "type Server struct"
+    assert unit(pf, "Handler").signature == "type Handler interface"
+    assert unit(pf, "Handler.ServeRoute").docstring == "ServeRoute handles a request for its route."
+    # the licence header is skipped; the package comment describes the file
+    assert pf.units[0].docstring == "Package server implements a small HTTP server with graceful shutdown."
+
+    assert has_edge(pf, "contains", path, "Server")
+    assert has_edge(pf, "contains", "Server", "Server.Serve")
+    assert has_edge(pf, "contains", "Handler", "Handler.ServeRoute")
+    assert has_edge(pf, "imports", path, "fmt", line=8)
+    assert has_edge(pf, "imports", path, "net/http", line=9)
+    assert has_edge(pf, "imports", path, "example.com/app/internal/log")
+    # the closures' calls belong to Serve
+    assert has_edge(pf, "calls", "Server.Serve", "Shutdown", "s.srv.Shutdown", line=49)
+    assert has_edge(pf, "calls", "Server.Serve", "Done", "ctx.Done")
+    assert has_edge(pf, "calls", "Server.Serve", "Errorf", "fmt.Errorf", line=56)
+    assert has_edge(pf, "calls", "New", "opt", line=41)
+    # struct and interface embedding
+    assert has_edge(pf, "inherits", "Server", "Logger", "log.Logger", line=23)
+    assert has_edge(pf, "inherits", "Server", "Config", line=24)
+    assert has_edge(pf, "inherits", "Handler", "Named", "log.Named")
+    assert "routes" not in edges_from(pf, "inherits", "Server")
+
+
+# --------------------------------------------------------------------------- Rust
+
+
+def test_rust():
+    path = "src/cache.rs"
+    pf = parse_file(path, RUST.encode())
+    assert pf.language == "rust" and not pf.had_errors
+    assert units_of(pf) == {
+        ("trait", "EvictionHook", 8, 15),
+        ("method", "EvictionHook.on_evict", 10, 10),
+        ("method", "EvictionHook.name", 12, 14),
+        ("struct", "LruCache", 19, 23),
+        # methods of `impl ... LruCache<K, V>` blocks (not units themselves)
+        ("method", "LruCache.new", 27, 29),
+        ("method", "LruCache.insert", 31, 37),
+        ("method", "LruCache.evict_if_full", 39, 44),
+        ("method", "LruCache.fmt", 48, 50),
+        ("enum", "Policy", 53, 56),
+        ("module", "tests", 59, 68),
+        ("function", "tests.evicts_oldest", 63, 67),
+    }
+    insert = unit(pf, "LruCache.insert")
+    assert insert.signature == "pub fn insert(&mut self, key: K, value: V) -> Option<V>"
+    assert insert.parent == "LruCache"
+    assert unit(pf, "LruCache.new").docstring == "Create an empty cache holding at most `capacity` entries."
+    # a doc comment above #[derive(...)] still documents the struct
+    assert unit(pf, "LruCache").docstring == "A least-recently-used cache."
+    assert unit(pf, "EvictionHook").signature == "pub trait EvictionHook<K>: Send + fmt::Debug"
+    assert unit(pf, "EvictionHook.on_evict").signature == "fn on_evict(&self, key: &K)"
+    assert pf.units[0].docstring == "A bounded LRU cache with pluggable eviction hooks."
+
+    assert has_edge(pf, "contains", path, "LruCache")
+    assert has_edge(pf, "contains", "LruCache", "LruCache.fmt")
+    assert has_edge(pf, "contains", "tests", "tests.evicts_oldest")
+    assert has_edge(pf, "imports", path, "std::collections::HashMap", line=3)
+    assert has_edge(pf, "imports", path, "Display", "std::fmt::Display", line=4)
+    assert has_edge(pf, "imports", path, "crate::hooks", line=5)
+    assert has_edge(pf, "imports", "tests", "super")
+    # the closure `touch` is part of insert
+    assert has_edge(pf, "calls", "LruCache.insert", "retain", "order.retain", line=32)
+    assert has_edge(pf, "calls", "LruCache.insert", "evict_if_full", "self.evict_if_full")
+    assert has_edge(pf, "calls", "LruCache.new", "with_capacity", "HashMap::with_capacity", line=28)
+    assert has_edge(pf, "calls", "tests.evicts_oldest", "new", "LruCache::new")
+    # impl Trait for Type, and supertraits
+    assert has_edge(pf, "inherits", "LruCache", "Display", "fmt::Display", line=47)
+    assert has_edge(pf, "inherits", "EvictionHook", "Send")
+    assert has_edge(pf, "inherits", "EvictionHook", "Debug", "fmt::Debug")
+
+
+# --------------------------------------------------------------------------- Java
+
+
+def test_java():
+    path = "src/main/java/com/example/orders/OrderService.java"
+    pf = parse_file(path, JAVA.encode())
+    assert pf.language == "java" and not pf.had_errors
+    assert units_of(pf) == {
+        ("class", "OrderService", 11, 51),
+        ("method", "OrderService.OrderService", 15, 18),
+        ("method", "OrderService.place", 26, 33),
+        ("method", "OrderService.purge", 36, 38),
+        ("class", "OrderService.Builder", 40, 44),
+        ("method", "OrderService.Builder.build", 41, 43),
+        ("interface", "OrderService.Listener", 46, 48),
+        ("method", "OrderService.Listener.onPlaced", 47, 47),
+        ("enum", "OrderService.Status", 50, 50),
+    }
+    place = unit(pf, "OrderService.place")
+    assert place.signature == (
+        "public <R extends Receipt> String place(T order, Class<R> receiptType) throws PaymentException"
+    )
+    assert place.docstring == (
+        "Place an order and capture its payment.\n\n"
+        "@param order the order to place\n"
+        "@return the confirmation id"
+    )
+    assert place.text.startswith("    @Override\n")
+    assert unit(pf, "OrderService.purge").docstring == "Drop orders that were never paid."
+    assert unit(pf, "OrderService").docstring == "Coordinates order placement and payment capture."
+    # one class per file: its Javadoc describes the file
+    assert pf.units[0].docstring == "Coordinates order placement and payment capture."
+
+    assert has_edge(pf, "contains", path, "OrderService")
+    assert has_edge(pf, "contains", "OrderService", "OrderService.Builder")
+    assert has_edge(pf, "contains", "OrderService.Builder", "OrderService.Builder.build")
+    assert has_edge(pf, "imports", path, "java.util.List", line=4)
+    assert has_edge(pf, "imports", path, "java.util.concurrent", line=5)
+    assert has_edge(pf, "imports", path, "com.example.payments.PaymentGateway")
+    # the lambda's calls belong to place
+    assert has_edge(pf, "calls", "OrderService.place", "info", "log.info", line=29)
+    assert has_edge(pf, "calls", "OrderService.place", "getConfirmationId", "gateway.capture().getConfirmationId")
+    assert has_edge(pf, "calls", "OrderService.place", "validate", line=28)
+    assert has_edge(pf, "calls", "OrderService.Builder.build", "StripeGateway", line=42)
+    assert has_edge(pf, "inherits", "OrderService", "AbstractService", line=11)
+    assert has_edge(pf, "inherits", "OrderService", "Closeable")
+    assert has_edge(pf, "inherits", "OrderService", "Repository")
