@@ -147,7 +147,7 @@ def test_deleted_then_restored_file_is_revived_not_reembedded(billing: Path, emb
 
 def test_reverted_edit_is_revived_not_reembedded(billing: Path, embedder) -> None:
     original = (billing / "billing/helpers.py").read_text()
-    write_files(billing, {"billing/helpers.py": original.replace("dashes", "hyphens")})
+    write_files(billing, {"billing/helpers.py": original.replace(".split()", ".split(' ')")})
     commit_all(billing)
     assert _sync(billing, embedder).texts_embedded == 1
     write_files(billing, {"billing/helpers.py": original})
