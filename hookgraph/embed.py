@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import bisect
 import ctypes
+import glob
 import hashlib
 import os
 import re
@@ -86,18 +87,32 @@ def _cpu_count() -> int:
         return os.cpu_count() or 1
 
 
+def _own_runnable() -> int:
+    """Threads of this process running or runnable now (this one included)."""
+    n = 0
+    for stat in glob.glob("/proc/self/task/*/stat"):
+        try:
+            with open(stat, encoding="ascii", errors="replace") as f:
+                n += f.read().rsplit(")", 1)[1].split()[0] == "R"
+        except (OSError, IndexError):
+            continue
+    return n
+
+
 def _others_running() -> int | None:
     """Threads of other processes wanting a CPU right now (Linux), else ``None``.
 
     The fourth field of ``/proc/loadavg`` counts runnable threads at this
-    instant, the reading thread included (llama.cpp joins its workers after
-    every graph, so none of ours linger). Costs ~20 µs.
+    instant, system-wide. Our own are taken off: llama.cpp's OpenMP workers
+    spin for a while after each text and are not competition. ~80 µs.
     """
     try:
+        mine = _own_runnable()  # first: a worker that stops meanwhile errs towards "idle"
         with open("/proc/loadavg", encoding="ascii") as f:
-            return max(0, int(f.read().split()[3].split("/")[0]) - 1)
+            total = int(f.read().split()[3].split("/")[0])
     except (OSError, ValueError, IndexError):
         return None
+    return max(0, total - mine)
 
 
 def _threads_now(ncpu: int) -> int:
@@ -106,10 +121,14 @@ def _threads_now(ncpu: int) -> int:
     llama.cpp's threads meet at spinning barriers after every operation: when
     one of them shares a core with another busy process, each barrier waits
     for a whole scheduler slice. Measured here with one other busy process:
-    2 threads 1.2 texts/s, 1 thread 25 texts/s (idle machine: 2 threads ~45).
+    2 threads 1.2 texts/s, 1 thread 25 texts/s. On an idle machine the checks
+    cost ~5% (41 vs 44 texts/s at ~100 tokens): blips of other activity.
     """
-    busy = _others_running()
-    return ncpu if busy is None else max(1, min(ncpu, ncpu - busy))
+    first = _others_running()
+    if first is None:
+        return ncpu
+    busy = min(first, _others_running() or 0)  # a busy process stays busy; blips do not
+    return max(1, min(ncpu, ncpu - busy))
 
 
 # --------------------------------------------------------------------------
@@ -189,6 +208,7 @@ class Embedder:
         #: Fixed thread count (argument or $HOOKGRAPH_THREADS); None: adapt per text.
         self._fixed_threads = n_threads or _threads_from_env()
         self._threads = 0
+        self._idle_readings = 0
         self._ncpu = _cpu_count()
         self._meta: dict[str, Any] | None = None
         self._preset: Preset | None = None
@@ -325,6 +345,22 @@ class Embedder:
                 ) from None
         return self._llama
 
+    def _adapt_threads(self, model: Any) -> None:
+        """Fewer threads at once when a core gets busy; more only after two idle readings.
+
+        Going up on one reading that can be off by a thread would risk a
+        text at the ~40x collapse; staying low one text too long costs ~2x.
+        """
+        want = _threads_now(self._ncpu)
+        if want > self._threads:
+            self._idle_readings += 1
+            if self._idle_readings < 2:
+                return
+        self._idle_readings = 0
+        if want != self._threads:
+            quiet_llama().llama_set_n_threads(model.ctx, want, want)
+            self._threads = want
+
     def _count(self, text: str) -> int:
         return len(self._model().tokenize(text.encode("utf-8"), add_bos=True, special=False))
 
@@ -425,10 +461,7 @@ class Embedder:
         if n_tokens == 0:  # a model without BOS/EOS and an empty text: nothing to run
             return np.zeros(self.dims, dtype=np.float32)
         if not self._fixed_threads:
-            threads = _threads_now(self._ncpu)
-            if threads != self._threads:
-                quiet_llama().llama_set_n_threads(model.ctx, threads, threads)
-                self._threads = threads
+            self._adapt_threads(model)
         # truncate=False: were the count ever wrong, embed raises instead of aborting.
         vec = np.asarray(model.embed(full, normalize=False, truncate=False), dtype=np.float32)
         if vec.ndim != 1:
