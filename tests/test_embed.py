@@ -236,36 +236,37 @@ def test_llama_cpp_prints_nothing() -> None:
     assert result.stdout == "" and result.stderr == ""
 
 
-def test_a_busy_core_does_not_stall_embedding() -> None:
+def test_a_busy_core_is_left_to_its_owner() -> None:
     """With another process spinning, llama.cpp's threads must not fight it for a core.
 
     Spinning barriers with one thread per core collapse ~40x when a core is
-    taken; the embedder then runs on the free cores only. A collapse would take
-    ~30 s here; the bound leaves a wide margin either way.
+    taken (measured: 25 s instead of 1 s for 20 texts); the embedder then runs
+    on the free cores only. The speed itself belongs in benchmarks, so this
+    test checks the decision: fewer threads than cores while a core is busy,
+    and the embeddings still come out.
     """
     result = _run(
         """
         import os, subprocess, sys, time
         from hookgraph.embed import Embedder
         spin = "import itertools, time; any(time.time() > t for t in itertools.repeat(time.time() + 60))"
-        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(max(1, len(os.sched_getaffinity(0)) - 1))]
+        ncpu = len(os.sched_getaffinity(0))
+        hogs = [subprocess.Popen([sys.executable, "-c", spin]) for _ in range(max(1, ncpu - 1))]
         try:
             time.sleep(0.5)
             e = Embedder()
             text = " ".join(f"word{i}" for i in range(60))
-            e.embed_documents([text])
-            start = time.perf_counter()
-            e.embed_documents([text] * 20)
-            print(round(time.perf_counter() - start, 2), e.n_threads)
+            vectors = e.embed_documents([text] * 3)
+            print(ncpu, e.n_threads, vectors.shape[0])
         finally:
             for h in hogs:
                 h.kill()
         """
     )
     assert result.returncode == 0, result.stderr
-    took, threads = result.stdout.split()
-    print(f"20 texts beside a busy core: {took} s with {threads} thread(s)")
-    assert float(took) < 8.0
+    ncpu, threads, embedded = (int(x) for x in result.stdout.split())
+    assert embedded == 3
+    assert 1 <= threads <= max(1, ncpu - 1)
 
 
 # ---- errors ------------------------------------------------------------
