@@ -89,6 +89,10 @@ def _open_store(root: Path):  # type: ignore[no-untyped-def]
 
     path = db_path(root)
     if not path.exists():
+        from hookgraph.shared import seed_from_snapshot
+
+        seed_from_snapshot(root)  # shared mode: a fresh clone starts from the committed index
+    if not path.exists():
         raise UserError(f"no index in {root}: run `hookgraph index` first")
     return Store(path)
 

@@ -163,11 +163,15 @@ def sync(
 
 
 def _ensure_dir(directory: Path) -> None:
-    """Create ``.hookgraph/`` with a ``.gitignore`` keeping the database out of git by default."""
-    directory.mkdir(parents=True, exist_ok=True)
-    ignore = directory / ".gitignore"
-    if not ignore.exists():
-        ignore.write_text("# hookgraph's local index; see `hookgraph install --shared` to commit it\n*\n")
+    """Create ``.hookgraph/`` laid out for the repository's mode.
+
+    Default mode: a ``.gitignore`` keeps it all out of git. Shared mode (see
+    :mod:`hookgraph.shared`): its ``.gitignore``/``.gitattributes``, and a
+    missing index starts as a copy of the committed snapshot.
+    """
+    from hookgraph.shared import prepare_directory
+
+    prepare_directory(directory)
 
 
 def _sync_file(
