@@ -1,0 +1,133 @@
+"""Commands for git integration: ``hook``, ``install``, ``verify`` (and git's ``merge-driver``).
+
+Registered on the main group by :func:`hookgraph.cli._register_extra_commands`.
+Importing this module costs click only: the hook path must stay light (see
+:mod:`hookgraph.hooks`).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Callable
+from functools import wraps
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+class _Failure(click.ClickException):
+    """One line on stderr, exit code 2 (the CLI contract for usage and input errors)."""
+
+    exit_code = 2
+
+    def show(self, file: Any = None) -> None:
+        click.echo(f"hookgraph: {self.format_message()}", err=True)
+
+
+def _one_line_errors(func: F) -> F:
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return func(*args, **kwargs)
+        except (click.ClickException, SystemExit):
+            raise
+        except KeyboardInterrupt:
+            click.echo("hookgraph: interrupted", err=True)
+            sys.exit(130)
+        except Exception as exc:
+            if os.environ.get("HOOKGRAPH_DEBUG"):
+                raise
+            raise _Failure(" ".join(str(exc).split()) or type(exc).__name__) from None
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _root() -> Path:
+    from hookgraph.git import repo_root
+
+    return repo_root(Path.cwd())
+
+
+def register(cli: click.Group) -> None:
+    """Add ``hook``, ``install`` and ``verify`` to the ``hookgraph`` group."""
+
+    @cli.command(context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+    @click.option("--strict", is_flag=True, help="Fail (exit 1) when hookgraph fails, instead of warning.")
+    @click.argument("hookname", required=False)
+    @click.argument("args", nargs=-1, type=click.UNPROCESSED)
+    def hook(strict: bool, hookname: str | None, args: tuple[str, ...]) -> None:
+        """Run what git hook HOOKNAME needs (pre-commit, post-checkout, post-commit,
+        post-merge, post-rewrite). Without HOOKNAME, the hook is found from
+        pre-commit's environment."""
+        from hookgraph.hooks import main
+
+        rest = list(args)
+        if hookname == "--strict" or "--strict" in rest:  # accepted after the name too
+            strict = True
+            rest = [a for a in rest if a != "--strict"]
+            if hookname == "--strict":
+                hookname = rest.pop(0) if rest else None
+        sys.exit(main(hookname, rest, strict=strict))
+
+    @cli.command()
+    @click.option("--shared", is_flag=True, help="Commit the index with the code (.hookgraph/shared.db).")
+    @click.option("--uninstall", is_flag=True, help="Remove the hooks (and with --shared, turn shared mode off).")
+    @click.option("--no-hooks", is_flag=True,
+                  help="Only set up shared mode (for pre-commit framework users).")
+    @_one_line_errors
+    def install(shared: bool, uninstall: bool, no_hooks: bool) -> None:
+        """Install plain git hooks that keep the index fresh, chaining existing hooks."""
+        from hookgraph import install as installer
+
+        root = _root()
+        if uninstall:
+            lines = installer.uninstall(root, shared_mode=shared)
+        else:
+            lines = installer.install(root, shared_mode=shared, hooks=not no_hooks)
+        for line in lines:
+            click.echo(line)
+
+    @cli.command("merge-driver", hidden=True)
+    @click.argument("ancestor")
+    @click.argument("ours")
+    @click.argument("theirs")
+    @click.argument("path", required=False)
+    def merge_driver(ancestor: str, ours: str, theirs: str, path: str | None) -> None:
+        """git's merge driver for .hookgraph/shared.db (configured by `install`); always exits 0."""
+        import time
+
+        from hookgraph import hooks, shared
+
+        started = time.perf_counter()
+        outcome = hooks.Outcome("merge-driver", target="merge", shared=True, args=[path or ""])
+        try:
+            result = shared.run_merge_driver(Path(ours), Path(theirs), Path.cwd())
+            outcome.action, outcome.imported = result.action, result.imported
+            if result.report is not None:
+                hooks.record_report(outcome, result.report)
+                outcome.exported = True
+        except Exception as exc:  # keep our side; the hooks re-sync after the merge
+            if os.environ.get("HOOKGRAPH_DEBUG"):
+                raise
+            outcome.action, outcome.error = "failed", " ".join(str(exc).split())
+            click.echo(f"hookgraph: warning: kept our {path or 'snapshot'} ({outcome.error})", err=True)
+        outcome.seconds = time.perf_counter() - started
+        hooks.log_outcome(outcome)
+        sys.exit(0)
+
+    @cli.command()
+    @click.option("--local", "local", is_flag=True, help="Check the working index instead of the committed one.")
+    @click.option("--rev", default="HEAD", show_default=True, help="The commit to check (committed database only).")
+    @_one_line_errors
+    def verify(local: bool, rev: str) -> None:
+        """Exit 0 if the committed database describes HEAD, 1 if not (for CI). One line either way."""
+        from hookgraph import shared
+
+        root = _root()
+        verdict = shared.verify_local(root) if local else shared.verify_committed(root, rev)
+        click.echo(verdict.message, err=not verdict.ok)
+        sys.exit(0 if verdict.ok else 1)

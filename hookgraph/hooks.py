@@ -1,0 +1,355 @@
+"""Git hook entry points: ``hookgraph hook HOOKNAME [ARGS...]``.
+
+Every hook does the same thing (DESIGN.md section 4): pick the target tree
+and run the one sync-by-blob-SHA routine, :func:`hookgraph.sync.sync`.
+
+=================  =============================================================
+hook               target
+=================  =============================================================
+pre-commit         the index being committed (``GIT_INDEX_FILE``: under
+                   ``git commit -a`` or ``git commit PATH`` a temporary index)
+post-checkout      HEAD's tree (branch switch, file checkout, clone, worktree add)
+post-commit        HEAD's tree (commits made with ``--no-verify``, cherry-picks)
+post-merge         HEAD's tree (pull, fast-forward or true merge)
+post-rewrite       HEAD's tree (after ``commit --amend`` and after a rebase)
+=================  =============================================================
+
+Hook arguments are never trusted: the store is compared with the target, so
+clones (all-zero old ref), resets, stash pops and file checkouts come out
+right at the next hook. While a rebase is replaying commits, per-commit hooks
+do nothing; its ``post-rewrite`` catches up once. A rebase that rewrites
+nothing (a fast-forward, every commit already upstream) has no post-rewrite,
+so its checkout syncs at once.
+
+In shared mode (:mod:`hookgraph.shared`) the working index is topped up with
+vectors from committed snapshots before syncing, and ``pre-commit`` exports
+the snapshot and ``git add``-s it, so it lands in the commit it describes.
+(``pre-merge-commit`` is not used: git has computed the merge's tree before
+it runs, so what it stages misses the merge commit and stays behind as a
+staged change; the snapshot's merge driver does that job instead.)
+
+Never in the way: a failure prints one warning line and exits 0 unless
+``--strict`` (or ``HOOKGRAPH_STRICT=1``); writers serialise on the store's lock
+with a timeout (``HOOKGRAPH_LOCK_TIMEOUT``, seconds); success prints one short
+line when something changed, nothing otherwise. ``HOOKGRAPH_SKIP=1`` skips.
+``HOOKGRAPH_HOOK_LOG=FILE`` appends one JSON line per run (tests read it).
+
+Imports are kept light: a hook for a commit that touches no code never
+imports numpy, tree-sitter or llama_cpp, and never loads the model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hookgraph import git
+
+if TYPE_CHECKING:
+    from hookgraph.embed import Embedder
+    from hookgraph.sync import SyncReport
+
+#: Hook name -> which tree the store must describe afterwards.
+TARGETS = {
+    "pre-commit": "index",
+    "post-checkout": "head",
+    "post-commit": "head",
+    "post-merge": "head",
+    "post-rewrite": "head",
+}
+HOOK_NAMES = tuple(TARGETS)
+
+#: Hooks that run once per replayed commit and wait for post-rewrite in a rebase.
+PER_COMMIT = frozenset({"pre-commit", "post-checkout", "post-commit", "post-merge"})
+
+#: Rebase todo commands that create commits (and so end in a post-rewrite).
+_REWRITING = frozenset({"p", "pick", "r", "reword", "e", "edit", "s", "squash", "f", "fixup", "m", "merge"})
+
+DEFAULT_LOCK_TIMEOUT = 20.0
+
+
+class HookUsageError(Exception):
+    """The hook name is unknown; the message says which ones exist."""
+
+
+@dataclass
+class Outcome:
+    """What one hook run did (logged as JSON under HOOKGRAPH_HOOK_LOG)."""
+
+    hook: str
+    action: str = "synced"  # synced | fresh | skipped-rebase | skipped | failed (merge-driver: merged | kept-ours:*)
+    target: str | None = None
+    shared: bool = False
+    added: int = 0
+    modified: int = 0
+    deleted: int = 0
+    embedded: int = 0
+    imported: int = 0
+    exported: bool = False
+    seconds: float = 0.0
+    error: str | None = None
+    args: list[str] = field(default_factory=list)
+
+    def line(self) -> str | None:
+        """The one short line for the terminal, or None when there is nothing to say."""
+        if self.action != "synced":
+            return None
+        changed = self.added + self.modified + self.deleted
+        if not changed and not self.exported:
+            return None
+        text = f"hookgraph: {changed} file{'s' if changed != 1 else ''} synced, {self.embedded} embedded"
+        if self.exported:
+            text += ", snapshot staged"
+        return text + f" ({self.seconds:.1f}s)"
+
+
+# -- which hook are we? ------------------------------------------------------------
+
+
+def detect_hook_name(environ: dict[str, str] | os._Environ[str] | None = None) -> str | None:
+    """The hook we run for when called without a name (the pre-commit framework's way).
+
+    pre-commit passes no hook name, but sets ``PRE_COMMIT_CHECKOUT_TYPE``
+    (post-checkout), ``PRE_COMMIT_IS_SQUASH_MERGE`` (post-merge) and
+    ``PRE_COMMIT_REWRITE_COMMAND`` (post-rewrite). For pre-commit and
+    post-commit it sets nothing, so those are read from the parent pre-commit
+    process's ``--hook-type``.
+    """
+    env = os.environ if environ is None else environ
+    if "PRE_COMMIT_CHECKOUT_TYPE" in env:
+        return "post-checkout"
+    if "PRE_COMMIT_IS_SQUASH_MERGE" in env:
+        return "post-merge"
+    if "PRE_COMMIT_REWRITE_COMMAND" in env:
+        return "post-rewrite"
+    parent = _parent_hook_type()
+    if parent in TARGETS:
+        return parent
+    if "GIT_INDEX_FILE" in env:  # pre-commit or post-commit: after a commit the index is HEAD's tree
+        return "pre-commit"
+    return None
+
+
+def _parent_hook_type() -> str | None:
+    """``--hook-type`` of the parent ``pre-commit hook-impl`` process, if that is our parent."""
+    ppid = os.getppid()
+    args: list[str] = []
+    try:
+        with open(f"/proc/{ppid}/cmdline", "rb") as f:
+            args = [a.decode("utf-8", "replace") for a in f.read().split(b"\0") if a]
+    except OSError:
+        if sys.platform != "win32":
+            import subprocess
+
+            try:
+                out = subprocess.run(["ps", "-o", "args=", "-p", str(ppid)], capture_output=True, timeout=2)
+                args = out.stdout.decode("utf-8", "replace").split()
+            except (OSError, subprocess.SubprocessError):
+                return None
+    for i, arg in enumerate(args):
+        if arg.startswith("--hook-type="):
+            return arg.split("=", 1)[1]
+        if arg == "--hook-type" and i + 1 < len(args):
+            return args[i + 1]
+    return None
+
+
+def _args_from_pre_commit(hook: str) -> list[str]:
+    """The hook's git arguments as pre-commit passes them (environment), for the log."""
+    env = os.environ
+    names = {
+        "post-checkout": ("PRE_COMMIT_FROM_REF", "PRE_COMMIT_TO_REF", "PRE_COMMIT_CHECKOUT_TYPE"),
+        "post-merge": ("PRE_COMMIT_IS_SQUASH_MERGE",),
+        "post-rewrite": ("PRE_COMMIT_REWRITE_COMMAND",),
+    }.get(hook, ())
+    if not names or any(n not in env for n in names):
+        return []
+    return [env[n] for n in names]
+
+
+# -- git state ---------------------------------------------------------------------
+
+
+def _locate(cwd: Path) -> tuple[Path, Path]:
+    """Work-tree root and (worktree-specific) git dir, in one git call."""
+    out = git.run(["rev-parse", "--show-toplevel", "--absolute-git-dir"], cwd).decode("utf-8", "surrogateescape")
+    lines = out.splitlines()
+    if len(lines) < 2 or not lines[0]:
+        raise git.GitError(f"{cwd} is not inside a git work tree")
+    return Path(lines[0]), Path(lines[1])
+
+
+def rebase_in_progress(gitdir: Path) -> bool:
+    """True while a rebase is replaying commits and a post-rewrite will follow.
+
+    ``rebase-merge/`` (the default backend) lists what is left and what is done;
+    when neither names a command that makes a commit (a fast-forward, or
+    every commit already upstream), no post-rewrite comes, so the hooks must
+    not wait for it. ``rebase-apply/`` is ``git rebase --apply``, or ``git am``
+    when ``applying`` is there (am has no post-rewrite: not a rebase for us).
+    """
+    merge_dir = gitdir / "rebase-merge"
+    if merge_dir.is_dir():
+        for name in ("git-rebase-todo", "done"):
+            try:
+                text = (merge_dir / name).read_text(encoding="utf-8", errors="replace")
+            except OSError:
+                continue
+            for line in text.splitlines():
+                words = line.split(None, 1)
+                if words and not words[0].startswith("#") and words[0] in _REWRITING:
+                    return True
+        return False
+    apply_dir = gitdir / "rebase-apply"
+    return apply_dir.is_dir() and not (apply_dir / "applying").exists()
+
+
+def _vector_sources(root: Path, gitdir: Path, hook: str) -> list[str]:
+    """Revisions whose committed snapshots may hold vectors for this sync's changed files."""
+    revs: list[str] = []
+    for ref in ("MERGE_HEAD", "CHERRY_PICK_HEAD", "REVERT_HEAD"):
+        try:
+            text = (gitdir / ref).read_text(encoding="ascii", errors="replace")
+        except OSError:
+            continue
+        revs.extend(line.split()[0] for line in text.splitlines() if line.strip())
+    if hook == "post-merge":
+        out = git.run(["rev-list", "--parents", "-n", "1", "HEAD"], root, check=False).decode().split()
+        revs.extend(out[2:])  # a merge commit's other parents
+    return revs
+
+
+# -- the hook ----------------------------------------------------------------------
+
+
+def run_hook(
+    hook: str,
+    args: list[str] | None = None,
+    *,
+    cwd: Path | None = None,
+    embedder: Embedder | None = None,
+    lock_timeout: float | None = None,
+) -> Outcome:
+    """Bring the store in line with the hook's target; raises on failure (``main`` reports)."""
+    if hook not in TARGETS:
+        raise HookUsageError(f"unknown hook {hook!r}: use one of {', '.join(HOOK_NAMES)}")
+    started = time.perf_counter()
+    outcome = Outcome(hook, target=TARGETS[hook], args=list(args or []))
+    if os.environ.get("HOOKGRAPH_SKIP"):
+        outcome.action = "skipped"
+        return outcome
+    root, gitdir = _locate(cwd or Path.cwd())
+    if hook in PER_COMMIT and rebase_in_progress(gitdir):
+        outcome.action = "skipped-rebase"
+        return outcome
+    if lock_timeout is None:
+        lock_timeout = _env_float("HOOKGRAPH_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT)
+
+    from hookgraph import shared
+    from hookgraph.sync import read_target, sync
+
+    if TARGETS[hook] == "head" and git.head_commit(root) is None:
+        outcome.action = "fresh"  # an unborn branch: nothing committed to describe
+        return outcome
+    target = read_target(root, TARGETS[hook])
+    outcome.shared = shared.is_shared(root)
+    if outcome.shared:
+        shared.configure_merge_driver(root)
+        outcome.imported = shared.top_up_vectors(
+            root, target.entries, [shared.snapshot_path(root)], _vector_sources(root, gitdir, hook), lock_timeout
+        )
+    report = sync(root, target, embedder=embedder, lock_timeout=lock_timeout)
+    record_report(outcome, report)
+    if outcome.shared and hook == "pre-commit":
+        outcome.exported = _export_and_stage(root, lock_timeout)
+    if not report.changed and not outcome.exported:
+        outcome.action = "fresh"
+    outcome.seconds = time.perf_counter() - started
+    return outcome
+
+
+def record_report(outcome: Outcome, report: SyncReport) -> None:
+    outcome.added, outcome.modified, outcome.deleted = report.added, report.modified, report.deleted
+    outcome.embedded = report.texts_embedded
+
+
+def _export_and_stage(root: Path, lock_timeout: float) -> bool:
+    """Export the snapshot if it does not match the working index; ``git add`` the shared files."""
+    from hookgraph import shared
+    from hookgraph.lock import write_lock
+    from hookgraph.store import Store, db_path
+
+    live = db_path(root)
+    exported = False
+    with write_lock(live.parent, timeout=lock_timeout):
+        with Store(live, readonly=True) as store:
+            current = store.file_map()
+        if shared.snapshot_file_map(shared.snapshot_path(root)) != current:
+            shared.export_snapshot(root)
+            exported = True
+    shared.stage(root)
+    return exported
+
+
+def _env_float(name: str, default: float) -> float:
+    try:
+        return float(os.environ.get(name, "") or default)
+    except ValueError:
+        return default
+
+
+def log_outcome(outcome: Outcome) -> None:
+    path = os.environ.get("HOOKGRAPH_HOOK_LOG")
+    if not path:
+        return
+    try:
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(json.dumps(asdict(outcome)) + "\n")
+    except OSError:
+        pass
+
+
+def main(hook: str | None, args: list[str], *, strict: bool = False, embedder: Any = None) -> int:
+    """Run one hook for the command line: never a traceback, exit 0 unless strict.
+
+    Returns the process exit code: 0 (worked, or failed without ``--strict``),
+    1 (failed with ``--strict``), 2 (unknown hook name).
+    """
+    strict = strict or os.environ.get("HOOKGRAPH_STRICT", "") not in ("", "0")
+    name = hook or detect_hook_name()
+    if name is None:
+        print("hookgraph: which hook? pass one of " + ", ".join(HOOK_NAMES), file=sys.stderr)
+        return 2
+    if not args:
+        args = _args_from_pre_commit(name)
+    started = time.perf_counter()
+    try:
+        outcome = run_hook(name, args, embedder=embedder)
+    except HookUsageError as exc:
+        print(f"hookgraph: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("hookgraph: interrupted; the index is unchanged", file=sys.stderr)
+        return 130
+    except Exception as exc:  # never block git on our own failure
+        if os.environ.get("HOOKGRAPH_DEBUG"):
+            raise
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        outcome = Outcome(name, action="failed", target=TARGETS.get(name), error=message, args=list(args),
+                          seconds=time.perf_counter() - started)
+        log_outcome(outcome)
+        if strict:
+            print(f"hookgraph: {name} hook failed: {message}", file=sys.stderr)
+            return 1
+        print(f"hookgraph: warning: {name} hook skipped: {message} (git goes on)", file=sys.stderr)
+        return 0
+    log_outcome(outcome)
+    line = outcome.line()
+    if line and not os.environ.get("HOOKGRAPH_QUIET"):
+        print(line, file=sys.stderr)
+    return 0

@@ -1,0 +1,226 @@
+"""``hookgraph install [--shared] [--uninstall]``: plain git hooks, no pre-commit framework.
+
+Each hook is a small POSIX shell script. A hook that was already there is
+kept beside it as ``<name>.hookgraph-chained``, runs first with the same
+arguments and stdin, and is put back by ``--uninstall``; a failing chained
+``pre-commit`` still blocks the commit, as it did before.
+The script calls the Python that ran ``hookgraph install`` (so a virtualenv
+need not be active), falls back to ``hookgraph`` on PATH, and when neither is
+there says so in one line and lets git go on.
+
+The hooks directory is whatever git uses: ``git rev-parse --git-path hooks``
+honours ``core.hooksPath`` and is the common one for all worktrees.
+"""
+
+from __future__ import annotations
+
+import shlex
+import stat
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from hookgraph import git
+from hookgraph.hooks import HOOK_NAMES
+
+MARKER = "# hookgraph-hook v1"
+CHAINED_SUFFIX = ".hookgraph-chained"
+
+_SCRIPT = """#!/bin/sh
+{marker}: keeps hookgraph's index in step with git.
+# Installed by `hookgraph install`; `hookgraph install --uninstall` removes it and puts
+# back the hook that was here before (kept beside it as {name}{suffix}).
+# HOOKGRAPH_SKIP=1 skips hookgraph; HOOKGRAPH_STRICT=1 lets its failure stop git.
+hook_name={name}
+chained="$(dirname "$0")/$hook_name{suffix}"
+chained_status=0
+if [ -x "$chained" ]; then
+    "$chained" "$@"
+    chained_status=$?
+    case "$hook_name" in
+        pre-*) [ "$chained_status" -ne 0 ] && exit "$chained_status" ;;
+    esac
+fi
+[ -n "$HOOKGRAPH_SKIP" ] && exit "$chained_status"
+python={python}
+if [ -x "$python" ] && [ -f {package}/hooks.py ]; then
+    "$python" -m hookgraph.cli hook "$hook_name" "$@" </dev/null
+    status=$?
+elif command -v hookgraph >/dev/null 2>&1; then
+    hookgraph hook "$hook_name" "$@" </dev/null
+    status=$?
+else
+    echo "hookgraph: not found (neither $python nor hookgraph on PATH); $hook_name hook skipped" >&2
+    status=0
+fi
+if [ "$status" -ne 0 ]; then
+    if [ -n "$HOOKGRAPH_STRICT" ] && [ "$HOOKGRAPH_STRICT" != 0 ]; then
+        exit "$status"
+    fi
+    [ "$status" -ge 128 ] && echo "hookgraph: $hook_name hook died (exit $status); git goes on" >&2
+fi
+exit "$chained_status"
+"""
+
+
+@dataclass
+class InstallReport:
+    hooks_dir: Path
+    installed: list[str] = field(default_factory=list)
+    chained: list[str] = field(default_factory=list)
+    restored: list[str] = field(default_factory=list)
+    removed: list[str] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+def hooks_dir(root: Path) -> Path:
+    """Where git looks for this repository's hooks (``core.hooksPath`` honoured)."""
+    out = git.run(["rev-parse", "--git-path", "hooks"], root).decode("utf-8", "surrogateescape").strip()
+    path = Path(out)
+    return path if path.is_absolute() else root / path
+
+
+def script(name: str, python: str | None = None) -> str:
+    """The shell script installed as hook ``name``."""
+    package = Path(__file__).resolve().parent
+    return _SCRIPT.format(
+        marker=MARKER,
+        name=name,
+        suffix=CHAINED_SUFFIX,
+        python=shlex.quote(python or sys.executable),
+        package=shlex.quote(str(package)),
+    )
+
+
+def is_ours(path: Path) -> bool:
+    try:
+        with open(path, "rb") as f:
+            return MARKER.encode() in f.read(4096)
+    except OSError:
+        return False
+
+
+def _make_executable(path: Path) -> None:
+    mode = path.stat().st_mode
+    path.chmod(mode | stat.S_IXUSR | stat.S_IXGRP | stat.S_IXOTH)
+
+
+def install_hooks(root: Path, names: tuple[str, ...] = HOOK_NAMES, python: str | None = None) -> InstallReport:
+    """Install (or refresh) our hooks, chaining whatever hook was there."""
+    directory = hooks_dir(root)
+    directory.mkdir(parents=True, exist_ok=True)
+    report = InstallReport(directory)
+    for name in names:
+        path = directory / name
+        chained = directory / (name + CHAINED_SUFFIX)
+        if (path.exists() or path.is_symlink()) and not is_ours(path):
+            if chained.exists() or chained.is_symlink():
+                raise git.GitError(
+                    f"{path} and {chained.name} both exist and neither is hookgraph's: "
+                    f"move one away, then run `hookgraph install` again"
+                )
+            path.rename(chained)
+            report.chained.append(name)
+        tmp = directory / f".{name}.hookgraph-tmp"
+        tmp.write_text(script(name, python))
+        _make_executable(tmp)
+        tmp.replace(path)
+        report.installed.append(name)
+    return report
+
+
+def uninstall_hooks(root: Path, names: tuple[str, ...] = HOOK_NAMES) -> InstallReport:
+    """Remove our hooks and put back the ones they chained; leave other people's hooks alone."""
+    directory = hooks_dir(root)
+    report = InstallReport(directory)
+    for name in names:
+        path = directory / name
+        chained = directory / (name + CHAINED_SUFFIX)
+        if not is_ours(path):
+            if chained.exists():
+                report.notes.append(f"{name}: not hookgraph's any more; {chained.name} left in place")
+            continue
+        path.unlink()
+        if chained.exists() or chained.is_symlink():
+            chained.rename(path)
+            report.restored.append(name)
+        else:
+            report.removed.append(name)
+    return report
+
+
+def enable_shared(root: Path) -> list[str]:
+    """Turn shared mode on: config, layout, merge driver, and stage the files for the next commit."""
+    from hookgraph import shared
+    from hookgraph.store import db_path
+
+    notes: list[str] = []
+    shared.write_shared_setting(root, True)
+    shared.write_layout(root, shared=True)
+    shared.configure_merge_driver(root)
+    if db_path(root).exists():
+        shared.export_snapshot(root)
+    else:
+        shared.seed_from_snapshot(root)
+    git.add(root, [p for p in shared.TRACKED if (root / p).exists()])
+    if not shared.snapshot_path(root).exists():
+        notes.append("the next commit builds the index and commits .hookgraph/shared.db "
+                     "(run `hookgraph index` first on a large repository)")
+    return notes
+
+
+def disable_shared(root: Path) -> list[str]:
+    """Turn shared mode off: stop tracking the snapshot and the settings; drop the merge driver."""
+    from hookgraph import shared
+    from hookgraph.store import DB_DIRNAME
+
+    shared.write_shared_setting(root, False)
+    shared.write_layout(root, shared=False)
+    shared.remove_merge_driver(root)
+    tracked = [f"{DB_DIRNAME}/{n}" for n in (shared.SNAPSHOT_FILE, shared.CONFIG_FILE, ".gitignore", ".gitattributes")]
+    git.run(["rm", "--cached", "-q", "--ignore-unmatch", "--", *tracked], root)
+    snap = shared.snapshot_path(root)
+    if snap.exists():
+        snap.unlink()
+    return ["shared mode off: commit the removal of .hookgraph/ files from git"]
+
+
+def install(root: Path, *, shared_mode: bool = False, hooks: bool = True, python: str | None = None) -> list[str]:
+    """``hookgraph install``: the lines to print."""
+    from hookgraph import shared
+
+    lines: list[str] = []
+    if hooks:
+        report = install_hooks(root, python=python)
+        where = report.hooks_dir
+        try:
+            where = where.relative_to(root)
+        except ValueError:
+            pass
+        lines.append(f"installed {', '.join(report.installed)} in {where}")
+        if report.chained:
+            lines.append(f"kept and chained the existing {', '.join(report.chained)} hook(s)")
+    if shared_mode:
+        lines.extend(enable_shared(root))
+        lines.append("shared mode on: .hookgraph/shared.db is committed with the code (staged now)")
+    elif shared.is_shared(root):
+        shared.configure_merge_driver(root)
+        shared.seed_from_snapshot(root)
+        lines.append("this repository commits its index (shared mode): merge driver configured")
+    return lines
+
+
+def uninstall(root: Path, *, shared_mode: bool = False) -> list[str]:
+    """``hookgraph install --uninstall``: the lines to print."""
+    report = uninstall_hooks(root)
+    lines: list[str] = []
+    if report.removed or report.restored:
+        lines.append(f"removed hookgraph's {', '.join(report.removed + report.restored)} hook(s)")
+    if report.restored:
+        lines.append(f"restored the previous {', '.join(report.restored)} hook(s)")
+    if not (report.removed or report.restored):
+        lines.append("no hookgraph hooks were installed")
+    lines.extend(report.notes)
+    if shared_mode:
+        lines.extend(disable_shared(root))
+    return lines

@@ -1,0 +1,511 @@
+"""Shared mode: commit a snapshot of the index with the code it describes.
+
+Two files, on purpose:
+
+* ``.hookgraph/index.db`` is the *working* index, in both modes. Every
+  command and hook reads and writes it; git never tracks it.
+* ``.hookgraph/shared.db`` is the *committed snapshot*, written only by the
+  ``pre-commit`` hook and the merge driver (an export of the working index,
+  compacted, rollback-journal mode, no ``-wal`` beside it) and ``git add``-ed in
+  the same commit as the code.
+
+Why not commit the working index itself: ``post-checkout``, ``post-merge`` and
+``post-rewrite`` must update the index after git has moved HEAD, and a
+tracked file changed after the fact is a local modification. git then refuses
+the next ``checkout``/``merge``/``rebase`` that touches it ("Your local
+changes ... would be overwritten") and pre-commit's stash of unstaged changes
+trips over it. Neither ``assume-unchanged`` nor ``skip-worktree`` helps (git
+still refuses to overwrite the modified file). With the snapshot written only
+when it is staged at once, the tracked file is never dirty, and the working
+index still follows every git operation.
+
+A clone starts its working index as a copy of the snapshot (no embedding at
+all); later syncs first take the vectors of changed files from the snapshots
+at hand (the checked-out one, ``MERGE_HEAD``'s, a merge's other parents)
+instead of embedding them again. ``.hookgraph/.gitattributes`` marks the
+snapshot binary with a merge driver, so merges never stop on it: the driver
+keeps our side, except in a plain two-head merge, where it writes the snapshot
+of the merge result itself (see :func:`run_merge_driver`); either way the
+hooks then reconcile the working index by blob SHA.
+
+Shared mode is recorded in the committed ``.hookgraph/config.toml``
+(``shared = true``), so teammates' hooks follow it without configuration.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from hookgraph import git
+from hookgraph.store import DB_DIRNAME, DB_FILENAME, Store, StoreError, db_path
+
+CONFIG_FILE = "config.toml"
+SNAPSHOT_FILE = "shared.db"
+MERGE_DRIVER = "hookgraph"
+
+GITIGNORE_DEFAULT = "# hookgraph's local index; see `hookgraph install --shared` to commit it\n*\n"
+GITIGNORE_SHARED = (
+    "# hookgraph shared mode: shared.db (the committed snapshot) and these settings are\n"
+    "# tracked; the working index (index.db), its WAL and the lock stay local.\n"
+    "*\n"
+    "!.gitignore\n"
+    "!.gitattributes\n"
+    f"!{CONFIG_FILE}\n"
+    f"!{SNAPSHOT_FILE}\n"
+)
+GITATTRIBUTES = (
+    "# hookgraph: the snapshot is binary; its merge driver never leaves a conflict (see hookgraph.shared)\n"
+    f"{SNAPSHOT_FILE} binary merge={MERGE_DRIVER}\n"
+)
+CONFIG_TEMPLATE = (
+    "# hookgraph settings for this repository (committed).\n"
+    "# shared = true: commit .hookgraph/shared.db with the code (see `hookgraph install --shared`).\n"
+)
+
+#: Files ``pre-commit`` stages in shared mode, relative to the repo root.
+TRACKED = tuple(f"{DB_DIRNAME}/{name}" for name in (SNAPSHOT_FILE, CONFIG_FILE, ".gitignore", ".gitattributes"))
+
+_SHARED_RE = re.compile(r"^\s*shared\s*=\s*(true|false)\s*(#.*)?$", re.MULTILINE)
+
+
+# -- configuration --------------------------------------------------------------
+
+
+def snapshot_path(root: Path) -> Path:
+    return root / DB_DIRNAME / SNAPSHOT_FILE
+
+
+def config_path(root: Path) -> Path:
+    return root / DB_DIRNAME / CONFIG_FILE
+
+
+def _shared_in(directory: Path) -> bool:
+    try:
+        text = (directory / CONFIG_FILE).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return False
+    try:
+        import tomllib
+    except ImportError:  # Python 3.10: the one key we need, read by hand
+        match = _SHARED_RE.search(text)
+        return bool(match and match.group(1) == "true")
+    try:
+        return tomllib.loads(text).get("shared") is True
+    except tomllib.TOMLDecodeError:
+        return False
+
+
+def is_shared(root: Path) -> bool:
+    """Whether ``.hookgraph/config.toml`` says ``shared = true``."""
+    return _shared_in(root / DB_DIRNAME)
+
+
+def write_shared_setting(root: Path, on: bool) -> None:
+    """Set ``shared = true|false`` in config.toml, keeping any other settings."""
+    path = config_path(root)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    line = f"shared = {'true' if on else 'false'}"
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        text = CONFIG_TEMPLATE
+    if _SHARED_RE.search(text):
+        text = _SHARED_RE.sub(line, text, count=1)
+    else:
+        text = text.rstrip("\n") + "\n" + line + "\n"
+    path.write_text(text, encoding="utf-8")
+
+
+# -- the .hookgraph/ directory ----------------------------------------------------
+
+
+def prepare_directory(directory: Path) -> None:
+    """Create ``.hookgraph/`` for the repository's mode; called by every sync.
+
+    Default mode: a ``.gitignore`` with ``*`` keeps everything local. Shared
+    mode: the shared ``.gitignore`` and ``.gitattributes``, and a missing
+    working index starts as a copy of the committed snapshot.
+    """
+    directory.mkdir(parents=True, exist_ok=True)
+    shared = _shared_in(directory)
+    ignore = directory / ".gitignore"
+    if not ignore.exists():
+        ignore.write_text(GITIGNORE_SHARED if shared else GITIGNORE_DEFAULT)
+    if shared:
+        attributes = directory / ".gitattributes"
+        if not attributes.exists():
+            attributes.write_text(GITATTRIBUTES)
+        seed_from_snapshot(directory.parent)
+
+
+def write_layout(root: Path, shared: bool) -> None:
+    """(Re)write ``.gitignore``/``.gitattributes`` for the mode (install and uninstall)."""
+    directory = root / DB_DIRNAME
+    directory.mkdir(parents=True, exist_ok=True)
+    (directory / ".gitignore").write_text(GITIGNORE_SHARED if shared else GITIGNORE_DEFAULT)
+    attributes = directory / ".gitattributes"
+    if shared:
+        attributes.write_text(GITATTRIBUTES)
+    elif attributes.exists():
+        attributes.unlink()
+
+
+def _valid_snapshot(path: Path) -> bool:
+    try:
+        with Store(path, readonly=True) as store:
+            store.get_meta("model_sha256")
+        return True
+    except (StoreError, OSError):
+        return False
+
+
+def seed_from_snapshot(root: Path) -> bool:
+    """Start a missing working index as a copy of the committed snapshot.
+
+    Returns True when the working index exists afterwards. The copy is linked
+    into place only if nothing else created the index meanwhile.
+    """
+    live = db_path(root)
+    if live.exists():
+        return True
+    snap = snapshot_path(root)
+    if not snap.is_file() or not _valid_snapshot(snap):
+        return False
+    fd, tmp = tempfile.mkstemp(prefix=".index.db.", dir=live.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, open(snap, "rb") as src:
+            while chunk := src.read(1 << 20):
+                out.write(chunk)
+        try:
+            os.link(tmp, live)
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(tmp)
+    return live.exists()
+
+
+# -- the merge driver -------------------------------------------------------------
+
+
+def merge_driver_command(python: str | None = None) -> str:
+    """The driver git runs for the snapshot: ours, refreshed for the merge when possible.
+
+    ``|| true``: if that Python or hookgraph is gone, the driver still exits 0
+    and git keeps our side untouched.
+    """
+    import shlex
+    import sys
+
+    exe = shlex.quote(python or sys.executable)
+    return f"{exe} -m hookgraph.cli merge-driver %O %A %B %P || true"
+
+
+def _configured_driver(root: Path) -> str:
+    out = git.run(["config", "--get", f"merge.{MERGE_DRIVER}.driver"], root, check=False)
+    return out.decode("utf-8", "surrogateescape").strip()
+
+
+def configure_merge_driver(root: Path) -> bool:
+    """Define the merge driver in the repository's config if missing (or its Python is gone).
+
+    Returns True when it wrote the config. Called by ``install`` and lazily by
+    every shared-mode hook, so a teammate's clone gets it at the first hook.
+    """
+    import shlex
+
+    current = _configured_driver(root)
+    if current:
+        try:
+            exe = shlex.split(current)[0]
+        except (ValueError, IndexError):
+            exe = ""
+        if exe in ("true", "hookgraph") or (os.path.isabs(exe) and os.path.exists(exe)):
+            return False
+    git.run(["config", f"merge.{MERGE_DRIVER}.name", "hookgraph snapshot: ours, re-synced for the merge"], root)
+    git.run(["config", f"merge.{MERGE_DRIVER}.driver", merge_driver_command()], root)
+    return True
+
+
+def remove_merge_driver(root: Path) -> None:
+    git.run(["config", "--remove-section", f"merge.{MERGE_DRIVER}"], root, check=False)
+
+
+@dataclass
+class DriverResult:
+    """What the merge driver did (logged like a hook under HOOKGRAPH_HOOK_LOG)."""
+
+    action: str
+    report: Any = None  # the SyncReport when it synced
+    imported: int = 0
+
+
+def run_merge_driver(ours: Path, theirs: Path, cwd: Path, lock_timeout: float = 20.0) -> DriverResult:
+    """The snapshot's merge driver: keep our side, or better, the snapshot of the merge result.
+
+    git gives the driver our and their versions of the snapshot only, not the
+    merged tree. For a plain two-head ``git merge``/``git pull`` (git names
+    their commit in ``GITHEAD_<sha>``) the merged tree is computed the same
+    way with ``git merge-tree --write-tree``; if it is clean apart from
+    ``.hookgraph/``, the working index is synced to it (their snapshot's
+    vectors first, so nothing they embedded is embedded again) and its export
+    replaces ours, so the merge commit carries a snapshot that describes it.
+    In every other case (rebase and cherry-pick picks, octopus merges, code
+    conflicts, any failure) our side is kept and the hooks re-sync the working
+    index after the merge.
+    """
+    if os.environ.get("HOOKGRAPH_MERGE_DRIVER"):
+        return DriverResult("kept-ours:nested-merge")
+    heads = [k[len("GITHEAD_"):] for k in os.environ if k.startswith("GITHEAD_")]
+    if len(heads) != 1:
+        return DriverResult("kept-ours:not-a-two-head-merge")
+    import subprocess
+
+    from hookgraph.sync import Target, sync
+
+    root = git.repo_root(cwd)
+    env = dict(os.environ, HOOKGRAPH_MERGE_DRIVER="1")
+    proc = subprocess.run(
+        ["git", "merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", heads[0]],
+        cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+    )
+    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
+    if proc.returncode not in (0, 1) or not lines:
+        return DriverResult("kept-ours:merge-tree-failed")
+    conflicted = [p for p in lines[1:] if p and not p.startswith(f"{DB_DIRNAME}/")]
+    if conflicted:
+        return DriverResult("kept-ours:conflicts")
+    tree = lines[0].strip()
+    target = Target("merge", git.tree_map(root, tree))
+    imported = top_up_vectors(root, target.entries, [theirs], [], lock_timeout)
+    report = sync(root, target, lock_timeout=lock_timeout)
+    export_snapshot(root, dest=ours)
+    return DriverResult("merged", report, imported)
+
+
+# -- snapshots as vector sources ----------------------------------------------------
+
+
+@contextmanager
+def snapshot_at(root: Path, rev: str) -> Iterator[Path | None]:
+    """The snapshot committed at ``rev`` as a temporary file (None if there is none)."""
+    spec = f"{rev}:{DB_DIRNAME}/{SNAPSHOT_FILE}"
+    if not git.run(["rev-parse", "--verify", "-q", spec], root, check=False).strip():
+        yield None
+        return
+    data = git.run(["cat-file", "blob", spec], root)
+    fd, name = tempfile.mkstemp(prefix="hookgraph-snapshot-", suffix=".db")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        yield Path(name)
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.unlink(name + suffix)
+            except FileNotFoundError:
+                pass
+
+
+def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
+    """Copy the source snapshot's vectors for units of ``paths`` into ``store``'s vector cache.
+
+    The sync then revives them instead of embedding: a text hash includes the
+    model's SHA-256, so vectors of another model are never picked up. Returns
+    how many vectors were added to the cache. Runs inside the caller's
+    transaction.
+    """
+    wanted = sorted(set(paths))
+    if not wanted:
+        return 0
+    rows: list[tuple[str, str, bytes]] = []
+    try:
+        with Store(source, readonly=True) as snap:
+            if not snap.has_vector_table():
+                return 0
+            dims = snap.get_meta("dims")
+            for start in range(0, len(wanted), 500):
+                chunk = wanted[start : start + 500]
+                marks = ",".join("?" * len(chunk))
+                rows.extend(
+                    snap.db.execute(
+                        "SELECT DISTINCT v.text_hash, e.language, e.embedding FROM units u "
+                        "JOIN vectors v ON v.id = u.vector_id JOIN vec_units e ON e.rowid = v.id "
+                        f"WHERE u.path IN ({marks})",
+                        chunk,
+                    ).fetchall()
+                )
+    except StoreError:
+        return 0  # an unreadable snapshot only costs embeddings
+    if not rows:
+        return 0
+    known = set(store.vector_ids(r[0] for r in rows))
+    cached = {
+        r[0]
+        for r in store.db.execute("SELECT text_hash FROM vector_cache")
+    }
+    fresh = [r for r in rows if r[0] not in known and r[0] not in cached]
+    if not fresh:
+        return 0
+    if not store.has_vector_table() and dims and dims.isdigit():
+        store.ensure_vector_table(int(dims))
+    seq = int(store.db.execute("SELECT coalesce(max(orphaned_seq), 0) FROM vector_cache").fetchall()[0][0])
+    store.db.executemany(
+        "INSERT OR IGNORE INTO vector_cache(text_hash, language, embedding, orphaned_seq) VALUES (?, ?, ?, ?)",
+        ((h, lang, emb, seq + i + 1) for i, (h, lang, emb) in enumerate(fresh)),
+    )
+    return len(fresh)
+
+
+def top_up_vectors(root: Path, entries: dict[str, git.Entry], files: list[Path], revs: list[str],
+                   lock_timeout: float) -> int:
+    """Before a sync: cache the vectors the snapshots hold for every file about to change.
+
+    ``files`` are snapshot files, ``revs`` commits whose committed snapshot is
+    read from git. Returns how many vectors were cached.
+    """
+    from hookgraph.freshness import diff_maps
+    from hookgraph.lock import write_lock
+
+    live = db_path(root)
+    prepare_directory(live.parent)  # a clone's first sync starts from the snapshot
+    if live.exists():
+        with Store(live, readonly=True) as store:
+            changed = diff_maps(store.file_map(), entries)
+    else:
+        changed = sorted(entries)
+    changed = [p for p in changed if p in entries]  # deleted files need no vectors
+    files = [f for f in files if f.is_file()]
+    if not changed or not (files or revs):
+        return 0
+    imported = 0
+    with write_lock(live.parent, timeout=lock_timeout), Store(live, create=True) as store:
+        with store.transaction():
+            for path in files:
+                imported += import_vectors(store, path, changed)
+            for rev in revs:
+                with snapshot_at(root, rev) as path:
+                    if path is not None:
+                        imported += import_vectors(store, path, changed)
+    return imported
+
+
+# -- export -------------------------------------------------------------------------
+
+
+def export_snapshot(root: Path, dest: Path | None = None) -> Path:
+    """Write ``.hookgraph/shared.db`` (or ``dest``): a compacted copy of the working index.
+
+    ``VACUUM INTO`` makes a consistent, defragmented copy; the copy then loses
+    the local cache of orphaned vectors, is vacuumed again if that freed
+    pages, and is switched to rollback-journal mode so the committed file is
+    self-contained (no ``-wal``). It replaces the snapshot atomically.
+    """
+    import apsw
+
+    live = db_path(root)
+    snap = dest or snapshot_path(root)
+    fd, tmp_name = tempfile.mkstemp(prefix=".shared.db.", dir=snap.parent)
+    os.close(fd)
+    os.unlink(tmp_name)  # VACUUM INTO wants to create the file itself
+    tmp = Path(tmp_name)
+    try:
+        with Store(live) as store:
+            store.db.execute("VACUUM INTO ?", (str(tmp),))
+        db = apsw.Connection(str(tmp))
+        try:
+            db.execute("PRAGMA journal_mode=DELETE")
+            cached = db.execute("SELECT count(*) FROM vector_cache").fetchall()[0][0]
+            if cached:
+                db.execute("DELETE FROM vector_cache")
+                db.execute("VACUUM")
+        finally:
+            db.close()
+        os.replace(tmp, snap)
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.unlink(str(tmp) + suffix)
+            except FileNotFoundError:
+                pass
+    for suffix in ("-wal", "-shm"):
+        stray = snap.with_name(snap.name + suffix)
+        if stray.exists():
+            stray.unlink()
+    return snap
+
+
+def snapshot_file_map(path: Path) -> dict[str, str] | None:
+    """The snapshot's ``{path: blob}``, or None when it is missing or unreadable."""
+    if not path.is_file():
+        return None
+    try:
+        with Store(path, readonly=True) as store:
+            return store.file_map()
+    except StoreError:
+        return None
+
+
+def stage(root: Path) -> None:
+    """``git add`` the snapshot and the shared-mode files, through the hook's environment."""
+    paths = [p for p in TRACKED if (root / p).exists()]
+    if paths:
+        git.add(root, paths)
+
+
+# -- verify -------------------------------------------------------------------------
+
+
+@dataclass
+class Verdict:
+    ok: bool
+    message: str
+
+
+def verify_committed(root: Path, rev: str = "HEAD") -> Verdict:
+    """Does the snapshot committed at ``rev`` describe ``rev``'s tree?"""
+    from hookgraph.freshness import diff_maps
+
+    commit = git.run(["rev-parse", "--verify", "-q", f"{rev}^{{commit}}"], root, check=False).decode().strip()
+    if not commit:
+        return Verdict(False, f"hookgraph: {rev} is not a commit (nothing to verify)")
+    short = commit[:12]
+    with snapshot_at(root, commit) as path:
+        if path is None:
+            return Verdict(False, f"hookgraph: no committed database at {short} "
+                                  f"({DB_DIRNAME}/{SNAPSHOT_FILE} missing; see `hookgraph install --shared`)")
+        try:
+            with Store(path, readonly=True) as store:
+                stored = store.file_map()
+        except StoreError as exc:
+            return Verdict(False, f"hookgraph: the committed database at {short} is unusable: {exc}")
+    return _verdict(diff_maps(stored, git.tree_map(root, commit)), "committed database", short)
+
+
+def verify_local(root: Path) -> Verdict:
+    """Does the working index describe HEAD?"""
+    from hookgraph.freshness import diff_maps
+
+    head = git.head_commit(root)
+    if head is None:
+        return Verdict(False, "hookgraph: no commits yet (nothing to verify)")
+    path = db_path(root)
+    if not path.exists():
+        return Verdict(False, f"hookgraph: no index at {DB_DIRNAME}/{DB_FILENAME} (run `hookgraph index`)")
+    with Store(path, readonly=True) as store:
+        stored = store.file_map()
+    return _verdict(diff_maps(stored, git.tree_map(root)), "index", head[:12])
+
+
+def _verdict(stale: list[str], what: str, short: str) -> Verdict:
+    if not stale:
+        return Verdict(True, f"hookgraph: the {what} describes {short}")
+    shown = ", ".join(stale[:3]) + (f" and {len(stale) - 3} more" if len(stale) > 3 else "")
+    return Verdict(False, f"hookgraph: the {what} does not describe {short}: {len(stale)} paths differ ({shown})")
