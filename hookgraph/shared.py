@@ -199,13 +199,14 @@ def merge_driver_command(python: str | None = None) -> str:
     """The driver git runs for the snapshot: ours, refreshed for the merge when possible.
 
     ``|| true``: if that Python or hookgraph is gone, the driver still exits 0
-    and git keeps our side untouched.
+    and git keeps our side untouched. Inside the driver's own ``git merge-tree``
+    (``HOOKGRAPH_MERGE_DRIVER`` set) the shell keeps our side without starting Python.
     """
     import shlex
     import sys
 
     exe = shlex.quote(python or sys.executable)
-    return f"{exe} -m hookgraph.cli merge-driver %O %A %B %P || true"
+    return f'[ -n "$HOOKGRAPH_MERGE_DRIVER" ] || {exe} -m hookgraph.cli merge-driver %O %A %B %P || true'
 
 
 def _configured_driver(root: Path) -> str:
@@ -222,13 +223,15 @@ def configure_merge_driver(root: Path) -> bool:
     import shlex
 
     current = _configured_driver(root)
-    if current:
+    if current == merge_driver_command():
+        return False
+    if "merge-driver" in current:
         try:
-            exe = shlex.split(current)[0]
-        except (ValueError, IndexError):
-            exe = ""
-        if exe in ("true", "hookgraph") or (os.path.isabs(exe) and os.path.exists(exe)):
-            return False
+            words = shlex.split(current)
+        except ValueError:
+            words = []
+        if any(os.path.isabs(w) and os.path.exists(w) for w in words):
+            return False  # another working hookgraph (say, pre-commit's environment): leave it
     git.run(["config", f"merge.{MERGE_DRIVER}.name", "hookgraph snapshot: ours, re-synced for the merge"], root)
     git.run(["config", f"merge.{MERGE_DRIVER}.driver", merge_driver_command()], root)
     return True

@@ -1,0 +1,256 @@
+"""Shared mode: the index is committed with the code, teammates get it for free, merges never stop on it."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hookgraph.search import search
+from hookgraph.store import Store, db_path
+from tests.hook_helpers import MATH, PYTHON, TEXT, Repo, hooks_of, new_repo
+
+
+def _add_function(text: str, name: str, body: str = "return 1") -> str:
+    return text + f'\n\ndef {name}():\n    """{name.replace("_", " ")}."""\n    {body}\n'
+
+
+def _status(repo: Repo, cwd: Path | None = None) -> str:
+    return repo.git("status", "--porcelain", cwd=cwd).stdout
+
+
+class NoDocumentEmbedding:
+    """The real embedder for queries; fails the test if anything asks it to embed a document."""
+
+    def __init__(self, real) -> None:
+        self._real = real
+
+    def embed_documents(self, texts):  # pragma: no cover - reaching it is the failure
+        raise AssertionError(f"embedded {len(texts)} documents")
+
+    def __getattr__(self, name):
+        return getattr(self._real, name)
+
+
+@pytest.fixture
+def shared_repo(tmp_path: Path) -> Repo:
+    """A shared-mode repository using the pre-commit framework, with one commit made through it."""
+    r = new_repo(tmp_path)
+    proc = r.hookgraph("install", "--shared", "--no-hooks")
+    assert proc.returncode == 0, proc.stderr
+    assert "shared mode on" in proc.stdout
+    r.commit("initial")
+    entries = r.entries()
+    assert hooks_of(entries) == [("pre-commit", "synced"), ("post-commit", "fresh")]
+    assert entries[0]["exported"] and entries[0]["shared"]
+    return r
+
+
+def _remote_and_mate(repo: Repo, tmp_path: Path, hooks: bool = True) -> Path:
+    """A bare remote for ``repo`` and a teammate's clone of it (with pre-commit hooks installed)."""
+    remote = tmp_path / "remote.git"
+    repo.git("clone", "-q", "--bare", str(repo.path), str(remote), cwd=tmp_path)
+    repo.git("remote", "add", "origin", str(remote))
+    repo.git("fetch", "-q", "origin")
+    repo.git("branch", "-q", "--set-upstream-to=origin/main")
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", str(remote), str(mate), cwd=tmp_path)
+    if hooks:
+        proc = subprocess.run([PYTHON, "-m", "pre_commit", "install"], cwd=mate, env=repo.env(),
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+    return mate
+
+
+def _verify(repo: Repo, *args: str, cwd: Path | None = None) -> tuple[int, list[str]]:
+    proc = repo.hookgraph("verify", *args, cwd=cwd)
+    return proc.returncode, (proc.stdout + proc.stderr).splitlines()
+
+
+def test_shared_mode_commits_a_compact_snapshot_with_the_code(shared_repo: Repo) -> None:
+    repo = shared_repo
+    tracked = repo.git("ls-files", ".hookgraph").stdout.split()
+    assert tracked == [".hookgraph/.gitattributes", ".hookgraph/.gitignore", ".hookgraph/config.toml",
+                       ".hookgraph/shared.db"]
+    assert repo.git("check-ignore", "-q", ".hookgraph/index.db", check=False).returncode == 0
+    assert "shared = true" in (repo.path / ".hookgraph/config.toml").read_text()
+    assert repo.git("check-attr", "merge", "binary", "--", ".hookgraph/shared.db").stdout.split("\n")[0].endswith(
+        "merge: hookgraph")
+    assert "merge-driver" in repo.git("config", "--get", "merge.hookgraph.driver").stdout
+    assert _verify(repo) == (0, [_verify(repo)[1][0]]) and "describes" in _verify(repo)[1][0]
+
+    # The committed file: rollback journal (header bytes 18-19 = 1), no -wal, no cache of orphans.
+    snap = repo.path / ".hookgraph/shared.db"
+    committed = subprocess.run(["git", "cat-file", "blob", "HEAD:.hookgraph/shared.db"], cwd=repo.path,
+                               env=repo.env(), capture_output=True).stdout
+    assert committed == snap.read_bytes()
+    assert committed[:16] == b"SQLite format 3\x00" and committed[18:20] == b"\x01\x01"
+    assert not (repo.path / ".hookgraph/shared.db-wal").exists()
+    with Store(snap, readonly=True) as store:
+        assert store.db.execute("SELECT count(*) FROM vector_cache").fetchall()[0][0] == 0
+        assert store.db.execute("PRAGMA freelist_count").fetchall()[0][0] == 0
+        assert store.file_map() == repo.tree()
+    assert _status(repo) == ""
+
+    # Switching branches syncs the working index and never leaves the tracked snapshot dirty.
+    repo.git("checkout", "-q", "-b", "feat")
+    repo.write({"calc/math.py": _add_function(MATH, "feature")})
+    repo.commit("feature")
+    assert _verify(repo)[0] == 0
+    for branch in ("main", "feat", "main"):
+        repo.git("checkout", "-q", branch)
+        assert _status(repo) == ""
+        repo.assert_fresh()
+    entries = repo.entries()
+    assert sum(e["embedded"] for e in entries) == 2  # only the feature commit embedded anything
+
+    # A commit without code still refreshes the snapshot (its file map changed).
+    repo.write({"NOTES.txt": "new notes\n"})
+    repo.commit("notes")
+    assert _verify(repo)[0] == 0 and _status(repo) == ""
+
+
+def test_a_teammate_who_clones_asks_without_embedding(shared_repo: Repo, tmp_path: Path, embedder) -> None:
+    repo = shared_repo
+    repo.write({"calc/text.py": _add_function(TEXT, "whisper", "return text.lower()")})
+    repo.commit("whisper")
+    head = repo.git("rev-parse", "HEAD").stdout.strip()
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", str(repo.path), str(mate), cwd=tmp_path)  # plain clone: no hooks ran
+    assert not db_path(mate).exists()
+
+    proc = repo.hookgraph("ask", "--json", "--top", "3", "multiply every value", cwd=mate)
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert payload["indexed_commit"] == head and payload["stale_paths"] == []
+    assert payload["results"][0]["symbol"] == "scale"
+
+    with Store(db_path(mate)) as store:
+        assert store.get_meta("model_sha256") == embedder.model_sha256
+        results = search(store, "upper-case text with an exclamation", top=3, embedder=NoDocumentEmbedding(embedder))
+        assert results[0].unit.qualname == "shout"
+        assert all(r.semantic is not None for r in results[:1])
+    out = repo.hookgraph("index", cwd=mate)
+    assert out.returncode == 0 and "0 embedded" in out.stdout, out.stdout
+    assert _status(repo, cwd=mate) == ""
+
+
+def test_two_branches_that_changed_code_merge_without_a_step_on_the_database(shared_repo: Repo, tmp_path: Path) -> None:
+    repo = shared_repo
+    mate = _remote_and_mate(repo, tmp_path)
+    # The teammate changes text.py and math.py's scale; we change math.py's add: same file, other function.
+    (mate / "calc/text.py").write_text(_add_function(TEXT, "from_mate"))
+    (mate / "calc/math.py").write_text(MATH.replace("[v * factor for v in values]", "[factor * v for v in values]"))
+    repo.git("commit", "-q", "-a", "-m", "mate", cwd=mate)
+    repo.git("push", "-q", "origin", "main", cwd=mate)
+    repo.write({"calc/math.py": MATH.replace("return a + b", "return b + a")})
+    repo.commit("ours")
+    repo.entries()
+
+    before = repo.vectors()
+    repo.git("pull", "-q", "--no-rebase", "--no-edit", "origin", "main")
+    entries = repo.entries()
+    assert [e["hook"] for e in entries] == ["merge-driver", "post-merge"]
+    driver = entries[0]
+    assert driver["action"] == "merged" and driver["imported"] > 0
+    assert entries[1]["action"] == "fresh"  # the driver already synced the merge
+    assert repo.git("ls-files", "-u").stdout == ""  # no conflict left anywhere
+    assert _status(repo) == ""
+    repo.assert_fresh()
+    assert _verify(repo)[0] == 0  # the merge commit carries a snapshot of itself
+    # Their units came with their snapshot; only the merged file's new texts were embedded.
+    embedded = repo.assert_no_reembedding(before, entries)
+    assert embedded <= 2
+    with Store(db_path(repo.path), readonly=True) as store:
+        names = {r[0] for r in store.db.execute("SELECT qualname FROM units")}
+    assert {"from_mate", "add", "scale"} <= names
+
+
+def test_a_code_conflict_stops_on_code_only_and_the_merge_commit_is_fresh(shared_repo: Repo) -> None:
+    repo = shared_repo
+    repo.git("checkout", "-q", "-b", "theirs")
+    repo.write({"calc/math.py": MATH.replace("return a + b", "return a + b + 0")})
+    repo.commit("theirs")
+    repo.git("checkout", "-q", "main")
+    repo.write({"calc/math.py": MATH.replace("return a + b", "return a + b + 1")})
+    repo.commit("ours")
+    repo.entries()
+    proc = repo.git("merge", "--no-edit", "theirs", check=False)
+    assert proc.returncode == 1
+    conflicted = {line.split("\t")[1] for line in repo.git("ls-files", "-u").stdout.splitlines()}
+    assert conflicted == {"calc/math.py"}
+    repo.write({"calc/math.py": MATH.replace("return a + b", "return a + b + 2")})
+    repo.git("add", "calc/math.py")
+    repo.git("commit", "-q", "--no-edit")
+    assert _verify(repo)[0] == 0 and _status(repo) == ""
+    repo.assert_fresh()
+
+
+def test_pull_fast_forward_from_a_teammate_embeds_nothing(shared_repo: Repo, tmp_path: Path) -> None:
+    repo = shared_repo
+    mate = _remote_and_mate(repo, tmp_path)
+    (mate / "calc/text.py").write_text(_add_function(TEXT, "mate_only", "return text[::-1]"))
+    repo.git("commit", "-q", "-a", "-m", "mate", cwd=mate)
+    repo.git("push", "-q", "origin", "main", cwd=mate)
+    repo.entries()
+    repo.git("pull", "-q", "--ff-only", "origin", "main")
+    entries = repo.entries()
+    assert hooks_of(entries) == [("post-merge", "synced")]
+    assert entries[0]["imported"] == 2 and entries[0]["embedded"] == 0
+    repo.assert_fresh()
+    assert _verify(repo)[0] == 0 and _status(repo) == ""
+
+
+def test_rebase_onto_a_teammate_keeps_the_working_index_fresh(shared_repo: Repo, tmp_path: Path) -> None:
+    repo = shared_repo
+    mate = _remote_and_mate(repo, tmp_path)
+    (mate / "calc/text.py").write_text(_add_function(TEXT, "mate_fn"))
+    repo.git("commit", "-q", "-a", "-m", "mate", cwd=mate)
+    repo.git("push", "-q", "origin", "main", cwd=mate)
+    repo.write({"calc/math.py": _add_function(MATH, "mine")})
+    repo.commit("mine")
+    repo.entries()
+    repo.git("pull", "-q", "--rebase", "origin", "main")
+    entries = repo.entries()
+    assert hooks_of(entries)[-1] == ("post-rewrite", "synced")
+    assert sum(e["embedded"] for e in entries) == 0  # the teammate's vectors came from their snapshot
+    repo.assert_fresh()
+    assert _status(repo) == "" and repo.git("ls-files", "-u").stdout == ""
+    # The replayed commit kept upstream's snapshot (hooks do not run per replayed commit): verify says so,
+    # and the next commit brings the committed snapshot up to date.
+    assert _verify(repo)[0] == 1
+    repo.write({"NOTES.txt": "after rebase\n"})
+    repo.commit("next")
+    assert _verify(repo)[0] == 0
+
+
+def test_verify_is_one_line_and_exits_1_when_the_committed_database_is_stale(shared_repo: Repo, tmp_path: Path) -> None:
+    repo = shared_repo
+    repo.write({"calc/math.py": _add_function(MATH, "unverified")})
+    repo.git("add", "-A")
+    repo.git("commit", "-q", "--no-verify", "-m", "skip the pre-commit hook")
+    code, lines = _verify(repo)
+    assert code == 1 and len(lines) == 1 and "calc/math.py" in lines[0]
+    code, lines = _verify(repo, "--local")  # post-commit still synced the working index
+    assert code == 0 and len(lines) == 1
+    assert _verify(repo, "--rev", "HEAD~1")[0] == 0
+    # A repository without shared mode has no committed database: verify fails, saying so.
+    plain = new_repo(tmp_path, "plain")
+    plain.commit("initial")
+    code, lines = _verify(plain)
+    assert code == 1 and len(lines) == 1 and "no committed database" in lines[0]
+    assert _verify(plain, "--local")[0] == 0
+
+
+def test_uninstall_shared_stops_tracking_the_snapshot(shared_repo: Repo) -> None:
+    repo = shared_repo
+    proc = repo.hookgraph("install", "--uninstall", "--shared")
+    assert proc.returncode == 0, proc.stderr
+    repo.git("commit", "-q", "-m", "stop sharing")
+    assert repo.git("ls-files", ".hookgraph").stdout == ""
+    assert repo.git("config", "--get", "merge.hookgraph.driver", check=False).returncode == 1
+    assert (repo.path / ".hookgraph/.gitignore").read_text().endswith("*\n")
+    repo.assert_fresh()
+    assert _status(repo) == ""
