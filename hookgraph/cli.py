@@ -106,20 +106,31 @@ def cli() -> None:
 @cli.command()
 @click.option("--full", is_flag=True, help="Rebuild from scratch instead of syncing the difference.")
 @click.option("--worktree", is_flag=True, help="Index the working tree (uncommitted edits) instead of HEAD.")
+@click.option("--reembed", is_flag=True,
+              help="Re-embed everything with the configured model (after `hookgraph model use`), in one transaction.")
+@click.option("--embed-url", default=None, metavar="URL",
+              help="Embed on a llama.cpp server serving the same GGUF (default: [embed] url in config).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing when it worked.")
 @friendly
-def index(full: bool, worktree: bool, quiet: bool) -> None:
+def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quiet: bool) -> None:
     """Sync .hookgraph/index.db with HEAD (or the working tree)."""
     from hookgraph import git
+    from hookgraph.embed import embedder_for_repo
     from hookgraph.sync import read_target, sync
 
     root = _root()
     if not worktree and git.head_commit(root) is None:
         raise UserError(f"{root} has no commits yet: commit something first, or use `hookgraph index --worktree`")
     target = read_target(root, "worktree" if worktree else "head")
-    report = sync(root, target, full=full, progress=_progress_bar if sys.stderr.isatty() and not quiet else None)
+    embedder = embedder_for_repo(root, embed_url=embed_url)
+    report = sync(root, target, full=full, reembed=reembed, embedder=embedder,
+                  progress=_progress_bar if sys.stderr.isatty() and not quiet else None)
     if not quiet:
-        click.echo(report.summary())
+        line = report.summary()
+        cosine = getattr(embedder, "probe_cosine", None)
+        if cosine is not None:
+            line += f" (embedded by {embedder.source}, probe cosine {cosine:.6f})"
+        click.echo(line)
 
 
 class _ClickProgress:
@@ -161,7 +172,7 @@ def ask(query: str, top: int, as_json: bool, context_tokens: int | None, path_gl
         _check_language(language)
     root = _root()
     with _open_store(root) as store:
-        embedder = None if no_semantic else _embedder_for(store)
+        embedder = None if no_semantic else _embedder_for(store, root)
         results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
         fresh = freshness.against_head(root, store)
         if context_tokens is not None:
@@ -216,20 +227,16 @@ def _check_language(language: str) -> None:
         raise UserError(f"unknown language {language!r}: use one of {known}")
 
 
-def _embedder_for(store: Any) -> Any:
-    """The embedder matching the store's model; refuse one that would mix vectors."""
-    from hookgraph.embed import Embedder
+def _embedder_for(store: Any, root: Path | None = None) -> Any:
+    """The configured embedder if it matches the store's; refuse one that would mix vectors."""
+    from hookgraph.embed import embedder_for_repo, store_mismatch
 
-    embedder = Embedder()
-    stored = store.get_meta("model_sha256")
-    if stored and stored != embedder.model_sha256:
-        name = store.get_meta("model_name") or "another model"
-        raise UserError(
-            f"the index was embedded with {name} (sha256 {stored[:12]}), not {embedder.model_name} "
-            f"(sha256 {embedder.model_sha256[:12]}): run `hookgraph index --full` to re-embed"
-        )
     if not store.has_vector_table():
         return None
+    embedder = embedder_for_repo(root, use_remote=False)
+    problem = store_mismatch(store.get_meta, embedder)
+    if problem:
+        raise UserError(problem)
     return embedder
 
 
@@ -305,6 +312,9 @@ def status(as_json: bool) -> None:
                 "file": store.get_meta("model_file"),
                 "sha256": store.get_meta("model_sha256"),
                 "dims": int(store.get_meta("dims") or 0) or None,
+                "query_prefix": store.get_meta("query_prefix"),
+                "document_prefix": store.get_meta("document_prefix"),
+                "window_tokens": int(store.get_meta("max_tokens") or 0) or None,
             },
             **store.counts(),
             "bytes": store.path.stat().st_size,
@@ -323,7 +333,7 @@ def status(as_json: bool) -> None:
     units = info["units"]
     click.echo(f"units:     {sum(units.values())} (" + ", ".join(f"{n} {k}" for k, n in sorted(units.items())) + ")")
     click.echo(f"vectors:   {info['vectors']} distinct texts; {info['units_without_vector']} units without a vector; "
-               f"{info['truncated_units']} truncated to the model window")
+               f"{info['split_units']} split into windows; {info['truncated_units']} cut after their last window")
     click.echo("edges:     " + ", ".join(f"{n} {k}" for k, n in sorted(info["edges"].items())))
     for label, key in (("HEAD", "stale_vs_head"), ("index", "stale_vs_index"), ("worktree", "stale_vs_worktree")):
         paths = info[key]
@@ -332,49 +342,16 @@ def status(as_json: bool) -> None:
             click.echo(f"stale vs {label}: {shown}")
 
 
-@cli.group()
-def model() -> None:
-    """Show the embedding model, or convert a sentence-transformers folder to GGUF."""
-
-
-@model.command("show")
-@friendly
-def model_show() -> None:
-    """The model in use: file, SHA-256, dimensions, prefixes."""
-    from hookgraph.embed import Embedder
-
-    e = Embedder()
-    click.echo(f"name:            {e.model_name}")
-    click.echo(f"file:            {e.model_path}")
-    click.echo(f"sha256:          {e.model_sha256}")
-    click.echo(f"dims:            {e.dims}")
-    click.echo(f"max tokens:      {e.max_tokens}")
-    click.echo(f"query prefix:    {e.query_prefix!r}")
-    click.echo(f"document prefix: {e.document_prefix!r}")
-
-
-@model.command("convert")
-@click.argument("model_dir", type=click.Path(file_okay=False, path_type=Path))
-@click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
-@click.option("--type", "out_type", type=click.Choice(["f32", "f16", "q8_0"]), default="q8_0", show_default=True)
-@friendly
-def model_convert(model_dir: Path, out: Path, out_type: str) -> None:
-    """Convert a sentence-transformers BERT-family folder MODEL_DIR to a GGUF file OUT."""
-    from hookgraph.models.convert import convert_command
-
-    if not model_dir.is_dir():
-        raise UserError(f"{model_dir} is not a folder: pass a sentence-transformers model folder")
-    convert_command(model_dir, out, out_type)
-    click.echo(f"wrote {out}")
-
-
 def _register_extra_commands() -> None:
     """Commands that live in their own modules (one module per command family)."""
-    try:
-        from hookgraph.cli_hooks import register
-    except ImportError:  # pragma: no cover - present in every release
-        return
-    register(cli)
+    from importlib import import_module
+
+    for name in ("hookgraph.cli_hooks", "hookgraph.cli_model"):
+        try:
+            module = import_module(name)
+        except ImportError:  # pragma: no cover - present in every release
+            continue
+        module.register(cli)
 
 
 _register_extra_commands()

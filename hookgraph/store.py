@@ -12,8 +12,12 @@ Tables:
   files     every tracked path of the last synced tree with its blob SHA and
             what became of it (``indexed`` or ``skipped:<reason>``).
   units     code units (one row per definition / file / doc section).
-  vectors   one row per distinct embedded text (key: hash of model SHA +
-            composed text); ``vec_units`` holds the embedding under the same id.
+  vectors   one row per embedded window (key: hash of the embedding recipe +
+            composed text; ``<key>#<n>`` for window n > 0); ``vec_units`` holds
+            the embedding under the same id. A unit points at its text's
+            first window (``units.vector_id``); later windows name it in
+            ``head`` and die with it. The first window's row records how many
+            windows the text has and whether text was left past the last one.
   vector_cache  recently orphaned embeddings, out of the KNN index: a revert
             or a file that comes back is revived from here, not re-embedded.
   fts_units contentless FTS5 over identifier-split words, keyed by unit id.
@@ -34,7 +38,7 @@ import apsw
 if TYPE_CHECKING:  # numpy is imported where vectors are handled: a hook that
     import numpy as np  # touches no code must not pay ~80 ms for it
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
 DB_DIRNAME = ".hookgraph"
 DB_FILENAME = "index.db"
 
@@ -100,8 +104,22 @@ def _migration_1(db: apsw.Connection) -> None:
     )
 
 
+def _migration_2(db: apsw.Connection) -> None:
+    """Long units: a text may be embedded as several windows (issue 4)."""
+    db.execute(
+        """
+        ALTER TABLE vectors ADD COLUMN head INTEGER;
+        ALTER TABLE vectors ADD COLUMN windows INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE vectors ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0;
+        CREATE INDEX vectors_head ON vectors(head) WHERE head IS NOT NULL;
+        ALTER TABLE vector_cache ADD COLUMN windows INTEGER NOT NULL DEFAULT 1;
+        ALTER TABLE vector_cache ADD COLUMN truncated INTEGER NOT NULL DEFAULT 0;
+        """
+    )
+
+
 #: Schema migrations, in order; migration N brings the schema to version N.
-MIGRATIONS = [_migration_1]
+MIGRATIONS = [_migration_1, _migration_2]
 
 #: How many orphaned embeddings to keep for revival (oldest dropped first).
 VECTOR_CACHE_LIMIT = 2000
@@ -304,10 +322,35 @@ class Store:
                 found[text_hash] = vid
         return found
 
-    def insert_vector(self, text_hash: str, vector: np.ndarray, language: str) -> int:
+    def vector_info(self, text_hashes: Iterable[str]) -> dict[str, tuple[int, int, bool]]:
+        """``{text hash: (first window's vector id, windows, truncated)}`` for the known ones."""
+        found: dict[str, tuple[int, int, bool]] = {}
+        hashes = list(text_hashes)
+        for start in range(0, len(hashes), 500):
+            chunk = hashes[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            for text_hash, vid, windows, truncated in self.db.execute(
+                f"SELECT text_hash, id, windows, truncated FROM vectors WHERE text_hash IN ({marks})", chunk
+            ):
+                found[text_hash] = (int(vid), int(windows), bool(truncated))
+        return found
+
+    def insert_vector(
+        self,
+        text_hash: str,
+        vector: np.ndarray,
+        language: str,
+        *,
+        head: int | None = None,
+        windows: int = 1,
+        truncated: bool = False,
+    ) -> int:
         import numpy as np
 
-        self.db.execute("INSERT INTO vectors(text_hash) VALUES (?)", (text_hash,))
+        self.db.execute(
+            "INSERT INTO vectors(text_hash, head, windows, truncated) VALUES (?, ?, ?, ?)",
+            (text_hash, head, int(windows), int(truncated)),
+        )
         vid = int(self.db.last_insert_rowid())
         self.db.execute(
             "INSERT INTO vec_units(rowid, embedding, language) VALUES (?, ?, ?)",
@@ -315,49 +358,74 @@ class Store:
         )
         return vid
 
+    def insert_windows(self, text_hash: str, vectors: np.ndarray, language: str, truncated: bool) -> int:
+        """One text's window vectors (``(n, dims)``); returns the first window's id, the one units point at."""
+        head = self.insert_vector(text_hash, vectors[0], language, windows=len(vectors), truncated=truncated)
+        for n in range(1, len(vectors)):
+            self.insert_vector(window_key(text_hash, n), vectors[n], language, head=head)
+        return head
+
     def collect_orphan_vectors(self) -> int:
         """Take vectors no live unit points to out of the KNN index; a stale vector must never be ranked.
 
-        Their embeddings move to ``vector_cache`` (bounded), so a reverted
-        edit or a file deleted and restored is revived instead of re-embedded.
+        A text's later windows go with its first. Their embeddings move to
+        ``vector_cache`` (bounded), so a reverted edit or a file deleted and
+        restored is revived instead of re-embedded. Returns how many texts.
         """
-        orphans = [
-            (r[0], r[1])
-            for r in self.db.execute(
-                "SELECT v.id, v.text_hash FROM vectors v "
-                "WHERE NOT EXISTS (SELECT 1 FROM units u WHERE u.vector_id = v.id)"
-            )
-        ]
+        heads = self.db.execute(
+            "SELECT v.id, v.text_hash, v.windows, v.truncated FROM vectors v "
+            "WHERE v.head IS NULL AND NOT EXISTS (SELECT 1 FROM units u WHERE u.vector_id = v.id)"
+        ).fetchall()
+        orphans = [(r[0], r[1], r[2], r[3]) for r in heads]
+        if self.db.execute("SELECT 1 FROM vectors WHERE head IS NOT NULL LIMIT 1").fetchall():
+            orphans += [
+                (r[0], r[1], 1, 0)
+                for r in self.db.execute(
+                    "SELECT w.id, w.text_hash FROM vectors w WHERE w.head IS NOT NULL AND NOT EXISTS "
+                    "(SELECT 1 FROM units u WHERE u.vector_id = w.head)"
+                )
+            ]
         if not orphans:
             return 0
         seq = int(self.db.execute("SELECT coalesce(max(orphaned_seq), 0) FROM vector_cache").fetchall()[0][0])
-        for vid, text_hash in orphans:
+        for vid, text_hash, windows, truncated in orphans:
             rows = self.db.execute("SELECT embedding, language FROM vec_units WHERE rowid = ?", (vid,)).fetchall()
             if rows:
                 seq += 1
                 self.db.execute(
-                    "INSERT OR REPLACE INTO vector_cache(text_hash, language, embedding, orphaned_seq) "
-                    "VALUES (?, ?, ?, ?)",
-                    (text_hash, rows[0][1], rows[0][0], seq),
+                    "INSERT OR REPLACE INTO vector_cache(text_hash, language, embedding, orphaned_seq, windows, "
+                    "truncated) VALUES (?, ?, ?, ?, ?, ?)",
+                    (text_hash, rows[0][1], rows[0][0], seq, windows, truncated),
                 )
-        self.db.executemany("DELETE FROM vec_units WHERE rowid = ?", ((i,) for i, _ in orphans))
-        self.db.executemany("DELETE FROM vectors WHERE id = ?", ((i,) for i, _ in orphans))
+        self.db.executemany("DELETE FROM vec_units WHERE rowid = ?", ((o[0],) for o in orphans))
+        self.db.executemany("DELETE FROM vectors WHERE id = ?", ((o[0],) for o in orphans))
         self.db.execute(
             "DELETE FROM vector_cache WHERE orphaned_seq <= ?", (seq - VECTOR_CACHE_LIMIT,)
         )
-        return len(orphans)
+        return len(heads)
 
     def revive_vector(self, text_hash: str) -> int | None:
-        """Bring a cached embedding back into the index; its new vector id, or None if not cached."""
+        """Bring a cached text (all its windows) back into the index; its first window's id, or None.
+
+        A text whose windows are not all cached any more counts as not cached.
+        """
         rows = self.db.execute(
-            "SELECT embedding, language FROM vector_cache WHERE text_hash = ?", (text_hash,)
+            "SELECT embedding, language, windows, truncated FROM vector_cache WHERE text_hash = ?", (text_hash,)
         ).fetchall()
         if not rows:
             return None
-        self.db.execute("DELETE FROM vector_cache WHERE text_hash = ?", (text_hash,))
+        embedding, language, windows, truncated = rows[0]
+        keys = [window_key(text_hash, n) for n in range(1, int(windows))]
+        parts = {k: e for k, e in self.db.execute(
+            f"SELECT text_hash, embedding FROM vector_cache WHERE text_hash IN ({','.join('?' * len(keys))})", keys
+        )} if keys else {}
+        self.db.executemany("DELETE FROM vector_cache WHERE text_hash = ?", ((k,) for k in [text_hash, *keys]))
+        if len(parts) != len(keys):
+            return None
         import numpy as np
 
-        return self.insert_vector(text_hash, np.frombuffer(rows[0][0], dtype=np.float32), rows[0][1])
+        vectors = np.stack([np.frombuffer(e, dtype=np.float32) for e in [embedding, *(parts[k] for k in keys)]])
+        return self.insert_windows(text_hash, vectors, language, bool(truncated))
 
     def clear_all(self) -> None:
         """Remove every file, unit, edge and vector (a full rebuild, inside a transaction)."""
@@ -399,18 +467,39 @@ class Store:
         return [(int(r[0]), float(r[1])) for r in rows]
 
     def knn(self, query: np.ndarray, k: int, language: str | None = None) -> list[tuple[int, float]]:
-        """``(vector id, cosine distance)`` nearest first, optionally within one language."""
+        """``(vector id, cosine distance)`` nearest first, optionally within one language.
+
+        A text split into windows counts once, at its best window, under its
+        first window's id (the one units point at).
+        """
         if not self.has_vector_table():
             return []
         import numpy as np
 
+        extra = 0
+        if self.db.execute("SELECT 1 FROM vectors WHERE head IS NOT NULL LIMIT 1").fetchall():
+            extra = int(self.db.execute("SELECT count(*) FROM vectors WHERE head IS NOT NULL").fetchall()[0][0])
         blob = np.asarray(query, dtype=np.float32).tobytes()
         sql = "SELECT rowid, distance FROM vec_units WHERE embedding MATCH ? AND k = ?"
-        params: list[Any] = [blob, int(k)]
+        params: list[Any] = [blob, min(int(k) + extra, 4096)]  # 4096: sqlite-vec's largest k
         if language:
             sql += " AND language = ?"
             params.append(language)
-        return [(int(r[0]), float(r[1])) for r in self.db.execute(sql, params)]
+        hits = [(int(r[0]), float(r[1])) for r in self.db.execute(sql, params)]
+        if not extra:
+            return hits
+        heads: dict[int, int] = {}
+        ids = [v for v, _ in hits]
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            heads.update(self.db.execute(
+                f"SELECT id, head FROM vectors WHERE id IN ({marks}) AND head IS NOT NULL", chunk
+            ).fetchall())
+        best: dict[int, float] = {}
+        for vid, distance in hits:  # nearest first: the first window seen is the best
+            best.setdefault(heads.get(vid, vid), distance)
+        return list(best.items())[: int(k)]
 
     def units_for_vectors(self, vector_ids: Iterable[int]) -> dict[int, list[int]]:
         """``{vector id: [unit ids]}``: several units may share one embedded text."""
@@ -459,14 +548,25 @@ class Store:
         return {
             "files": dict(q("SELECT status, count(*) FROM files GROUP BY status").fetchall()),
             "units": dict(q("SELECT kind, count(*) FROM units GROUP BY kind").fetchall()),
-            "vectors": q("SELECT count(*) FROM vectors").fetchall()[0][0],
+            "vectors": q("SELECT count(*) FROM vectors WHERE head IS NULL").fetchall()[0][0],
+            "windows": q("SELECT count(*) FROM vectors").fetchall()[0][0],
             "units_without_vector": q("SELECT count(*) FROM units WHERE vector_id IS NULL").fetchall()[0][0],
             "edges": dict(q("SELECT kind, count(*) FROM edges GROUP BY kind").fetchall()),
-            "truncated_units": q("SELECT coalesce(sum(truncated), 0) FROM files").fetchall()[0][0],
+            "split_units": q(
+                "SELECT count(*) FROM units u JOIN vectors v ON v.id = u.vector_id WHERE v.windows > 1"
+            ).fetchall()[0][0],
+            "truncated_units": q(
+                "SELECT count(*) FROM units u JOIN vectors v ON v.id = u.vector_id WHERE v.truncated"
+            ).fetchall()[0][0],
         }
 
     def iter_files(self) -> Iterator[tuple[str, str, str | None, str]]:
         yield from self.db.execute("SELECT path, blob, language, status FROM files ORDER BY path")
+
+
+def window_key(text_hash: str, n: int) -> str:
+    """The vector key of window ``n`` (> 0) of the text keyed ``text_hash``."""
+    return f"{text_hash}#{n}"
 
 
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")

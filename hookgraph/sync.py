@@ -75,6 +75,8 @@ class SyncReport:
     units_written: int = 0
     texts_embedded: int = 0
     truncated: int = 0
+    #: Units of the written files embedded as several windows (long units).
+    split: int = 0
     skipped: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
     commit: str | None = None
@@ -92,8 +94,10 @@ class SyncReport:
         )
         if skipped:
             text += f"; {skipped} skipped ({reasons})"
+        if self.split:
+            text += f"; {self.split} long units split into windows"
         if self.truncated:
-            text += f"; {self.truncated} truncated to the model window"
+            text += f"; {self.truncated} cut after their last window"
         return text + f" in {self.seconds:.1f}s"
 
 
@@ -115,11 +119,19 @@ def sync(
     target: Target,
     *,
     full: bool = False,
+    reembed: bool = False,
     embedder: Embedder | None = None,
     progress: ProgressFactory | None = None,
     lock_timeout: float = 60.0,
 ) -> SyncReport:
-    """Bring ``root``'s store in line with ``target``; returns what was done."""
+    """Bring ``root``'s store in line with ``target``; returns what was done.
+
+    ``reembed``: rebuild with the configured model and recipe even when the
+    store was embedded with another one (the refusal message points here).
+    It is a full rebuild in one transaction, so readers keep the old vectors
+    until it commits. ``embedder`` defaults to the repository's configured one.
+    """
+    full = full or reembed
     started = time.perf_counter()
     report = SyncReport(commit=target.commit)
     path = db_path(root)
@@ -132,16 +144,17 @@ def sync(
         report.added = sum(1 for p in changed if p not in stored)
         report.modified = len(changed) - report.added
         report.deleted = len(deleted)
+        embed = _EmbedSession(store, embedder, root)
+        if not full:  # even with nothing to do: a switched model is reported at once
+            embed.check_model()
         if not changed and not deleted and not full:
             report.seconds = time.perf_counter() - started
             return report
-        embed = _EmbedSession(store, embedder)
         bar = progress(len(changed)) if progress else None
         try:
             with store.transaction():
                 if full:
                     store.clear_all()
-                embed.check_model()
                 for p in deleted:
                     store.delete_file(p)
                 with git.BlobReader(root) as reader:
@@ -210,15 +223,16 @@ def _sync_file(
     if parsed is None:
         store.upsert_file(path, entry.blob, language, "skipped:unknown-language", 0, 0)
         return
-    truncated = _write_units(store, parsed, embed)
+    truncated, split = _write_units(store, parsed, embed)
     report.units_written += len(parsed.units)
     report.truncated += truncated
+    report.split += split
     status = "indexed:partial" if parsed.had_errors else "indexed"
     store.upsert_file(path, entry.blob, parsed.language, status, len(parsed.units), truncated)
 
 
-def _write_units(store: Store, parsed: ParsedFile, embed: _EmbedSession) -> int:
-    """Insert the file's units, vectors (new texts only) and edges; returns units truncated."""
+def _write_units(store: Store, parsed: ParsedFile, embed: _EmbedSession) -> tuple[int, int]:
+    """Insert the file's units, vectors (new texts only) and edges; returns units truncated and split."""
     calls_by_source: dict[str, list[str]] = {}
     for edge in parsed.edges:
         if edge.kind == "calls":
@@ -231,7 +245,7 @@ def _write_units(store: Store, parsed: ParsedFile, embed: _EmbedSession) -> int:
         compose.embed_text(u, calls_by_source.get(u.qualname, []), members.get(u.qualname))
         for u in parsed.units
     ]
-    vector_ids, truncated = embed.vectors_for(texts, [u.language for u in parsed.units])
+    vector_ids, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units])
     unit_ids: dict[str, int] = {}
     for unit, vector_id in zip(parsed.units, vector_ids):
         uid = store.insert_unit(
@@ -259,35 +273,35 @@ def _write_units(store: Store, parsed: ParsedFile, embed: _EmbedSession) -> int:
             continue
         rows.append((parsed.path, source, edge.kind, edge.target, edge.target_full or edge.target, edge.line))
     store.insert_edges(rows)
-    return truncated
+    return truncated, split
 
 
 class _EmbedSession:
     """Embeds only texts the store has no vector for, loading the model on first need."""
 
-    def __init__(self, store: Store, embedder: Embedder | None) -> None:
+    def __init__(self, store: Store, embedder: Embedder | None, root: Path | None = None) -> None:
         self.store = store
         self._embedder = embedder
+        self._root = root
         self.embedded = 0
 
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from hookgraph.embed import Embedder
+            from hookgraph.embed import embedder_for_repo
 
-            self._embedder = Embedder()
+            self._embedder = embedder_for_repo(self._root)
         return self._embedder
 
     def check_model(self) -> None:
-        """Refuse to mix vectors of two models in one store."""
-        stored = self.store.get_meta("model_sha256")
-        current = self.embedder.model_sha256
-        if stored and stored != current and self.store.has_vector_table():
-            name = self.store.get_meta("model_name") or "another model"
-            raise SyncError(
-                f"the index was embedded with {name} (sha256 {stored[:12]}) but the model in use is "
-                f"{self.embedder.model_name} (sha256 {current[:12]}): run `hookgraph index --full` to re-embed"
-            )
+        """Refuse to mix vectors of two models (or two recipes of one model) in one store."""
+        from hookgraph.embed import store_mismatch
+
+        if not self.store.has_vector_table():
+            return
+        problem = store_mismatch(self.store.get_meta, self.embedder)
+        if problem:
+            raise SyncError(problem)
 
     def record_model(self) -> None:
         e = self.embedder
@@ -299,28 +313,43 @@ class _EmbedSession:
             ("query_prefix", e.query_prefix),
             ("document_prefix", e.document_prefix),
             ("max_tokens", str(e.max_tokens)),
+            ("embed_recipe", e.recipe),
         ):
             self.store.set_meta(key, value)
 
-    def vectors_for(self, texts: list[str], languages: list[str]) -> tuple[list[int], int]:
-        """Vector ids for ``texts``, embedding only the new ones; and how many were truncated."""
-        sha = self.embedder.model_sha256
-        hashes = [compose.text_hash(sha, t) for t in texts]
-        known = self.store.vector_ids(hashes)
-        truncated = 0
-        ids: list[int] = []
-        for text, text_hash, language in zip(texts, hashes, languages):
-            vid = known.get(text_hash)
-            if vid is None:
-                vid = self.store.revive_vector(text_hash)
-            if vid is None:
-                embedder = self.embedder
-                self.store.ensure_vector_table(embedder.dims)
-                _, was_cut = embedder.fit(text)
-                truncated += int(was_cut)
-                vector = embedder.embed_documents([text])[0]
-                vid = self.store.insert_vector(text_hash, vector, language)
-                known[text_hash] = vid
+    def vectors_for(self, texts: list[str], languages: list[str]) -> tuple[list[int], int, int]:
+        """Vector ids for ``texts``, embedding only the new ones; and how many are truncated, split.
+
+        The key is the recipe (model SHA-256, document prefix, window size)
+        plus the text, so a known text needs no model at all; a new text is
+        embedded as one vector per window.
+        """
+        recipe = self.embedder.recipe
+        hashes = [compose.text_hash(recipe, t) for t in texts]
+        known = self.store.vector_info(hashes)
+        new: dict[str, list[int]] = {}
+        for i, text_hash in enumerate(hashes):
+            if text_hash in known:
+                continue
+            if text_hash in new:
+                new[text_hash].append(i)
+            elif self.store.revive_vector(text_hash) is not None:
+                known.update(self.store.vector_info([text_hash]))
+            else:
+                new[text_hash] = [i]
+        if new:
+            embedder = self.embedder
+            self.store.ensure_vector_table(embedder.dims)
+            order = list(new)
+            for text_hash, (vectors, cut) in zip(order, embedder.embed_windows([texts[new[h][0]] for h in order])):
+                self.store.insert_windows(text_hash, vectors, languages[new[text_hash][0]], cut)
                 self.embedded += 1
+            known.update(self.store.vector_info(order))
+        ids: list[int] = []
+        truncated = split = 0
+        for text_hash in hashes:
+            vid, windows, cut = known[text_hash]
             ids.append(vid)
-        return ids, truncated
+            truncated += int(cut)
+            split += int(windows > 1)
+        return ids, truncated, split
