@@ -122,7 +122,7 @@ def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quie
     if not worktree and git.head_commit(root) is None:
         raise UserError(f"{root} has no commits yet: commit something first, or use `hookgraph index --worktree`")
     target = read_target(root, "worktree" if worktree else "head")
-    embedder = embedder_for_repo(root, embed_url=embed_url)
+    embedder = embedder_for_repo(root, embed_url=embed_url, use_remote=True)
     report = sync(root, target, full=full, reembed=reembed, embedder=embedder,
                   progress=_progress_bar if sys.stderr.isatty() and not quiet else None)
     if not quiet:
@@ -233,7 +233,7 @@ def _embedder_for(store: Any, root: Path | None = None) -> Any:
 
     if not store.has_vector_table():
         return None
-    embedder = embedder_for_repo(root, use_remote=False)
+    embedder = embedder_for_repo(root)
     problem = store_mismatch(store.get_meta, embedder)
     if problem:
         raise UserError(problem)

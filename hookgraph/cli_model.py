@@ -132,7 +132,7 @@ def register(cli: click.Group) -> None:
         from hookgraph.embed import embedder_for_repo
 
         root = _root_or_none()
-        embedder = embedder_for_repo(root, use_remote=False)
+        embedder = embedder_for_repo(root)
         info = describe(embedder)
         configured = root is not None and bool(config.section(root, "model"))
         info["configured_in"] = str(config.config_path(root).relative_to(root)) if configured and root else None

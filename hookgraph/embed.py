@@ -815,14 +815,16 @@ def embedder_for_repo(
     root: Path | None,
     *,
     embed_url: str | None = None,
-    use_remote: bool = True,
+    use_remote: bool = False,
 ) -> Embedder:
     """The embedder ``.hookgraph/config.toml`` asks for (the shipped model by default).
 
     ``[model]`` gives the GGUF and any prefix/budget overrides; ``embed_url``
     (``index --embed-url``), else ``[embed] url`` when ``use_remote``, sends
-    documents to a llama.cpp server. Queries use ``use_remote=False``: one
-    short text is faster here than a round trip. Cheap: nothing is loaded.
+    documents to a llama.cpp server. Only ``hookgraph index`` asks for the
+    remote: hooks and queries embed a handful of texts, faster here than a
+    round trip, and must not fail because a server is down. Cheap: nothing
+    is loaded.
     """
     from hookgraph import config
 

@@ -307,3 +307,24 @@ def test_windows_cover_the_text_within_budget(embedder: Embedder) -> None:
     vecs = small.embed_windows([text, "short"])
     assert [v.shape for v, _ in vecs] == [(3, 384), (1, 384)] and [c for _, c in vecs] == [True, False]
     assert np.allclose(np.linalg.norm(vecs[0][0], axis=1), 1.0, atol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("name", "family", "query", "document", "pooling"),
+    [
+        ("CodeRankEmbed", "coderankembed", "Represent this query for searching relevant code: ", "", 1),
+        ("nomic-embed-code", "nomic-embed-code", "Represent this query for searching relevant code: ", "", 3),
+        ("nomic-embed-text-v1.5", "nomic-embed", "search_query: ", "search_document: ", 1),
+        ("Qwen3-Embedding-0.6B", "qwen3-embedding",
+         "Instruct: Given a code search query, retrieve relevant code snippets that answer the query\nQuery:", "", 3),
+        ("bge-base-en-v1.5", "bge", "Represent this sentence for searching relevant passages: ", "", 2),
+        ("multilingual-e5-small", "e5", "query: ", "passage: ", 1),
+        ("all-MiniLM-L12-v2", "sentence-transformers-minilm", "", "", 1),
+    ],
+)
+def test_code_model_presets(name: str, family: str, query: str, document: str, pooling: int) -> None:
+    from hookgraph.models import detect_preset
+
+    preset = detect_preset(name, "", "")
+    assert (preset.family, preset.query_prefix, preset.document_prefix, preset.pooling) == (
+        family, query, document, pooling)

@@ -60,6 +60,13 @@ PRESETS: tuple[Preset, ...] = (
         query_prefix="Represent this query for searching relevant code: ",
         max_tokens=512,
     ),
+    Preset(  # before nomic-embed: the code model takes CodeRankEmbed's query instruction
+        "nomic-embed-code",
+        ("nomic-embed-code",),
+        query_prefix="Represent this query for searching relevant code: ",
+        max_tokens=512,
+        pooling=POOLING_LAST,
+    ),
     Preset(
         "nomic-embed",
         ("nomic-embed",),
