@@ -457,10 +457,38 @@ def snapshot_file_map(path: Path) -> dict[str, str] | None:
 
 
 def stage(root: Path) -> None:
-    """``git add`` the snapshot and the shared-mode files, through the hook's environment."""
-    paths = [p for p in TRACKED if (root / p).exists()]
-    if paths:
-        git.add(root, paths)
+    """``git add`` the snapshot, through the hook's environment (``GIT_INDEX_FILE``).
+
+    The settings files are added only while git does not track them yet (the
+    first commit in shared mode): later edits to them are the user's to stage.
+    """
+    settings = [p for p in TRACKED[1:] if (root / p).exists()]
+    tracked = set()
+    if settings:
+        out = git.run(["ls-files", "-z", "--", *settings], root)
+        tracked = {p.decode("utf-8", "surrogateescape") for p in out.split(b"\0") if p}
+    git.add(root, [TRACKED[0], *(p for p in settings if p not in tracked)])
+    _stage_in_real_index_too(root)
+
+
+def _stage_in_real_index_too(root: Path) -> None:
+    """``git commit PATH`` commits a temporary index; stage the snapshot in the real one as well.
+
+    git then updates the real index (held as ``index.lock`` during the commit)
+    for PATH only: without this, the older snapshot would stay staged there
+    (``git status``: ``MM``) and block the next checkout.
+    """
+    index_file = os.environ.get("GIT_INDEX_FILE", "")
+    if not os.path.basename(index_file).startswith("next-index"):
+        return
+    real = git.git_dir(root) / "index.lock"
+    if not real.exists():
+        return
+    import subprocess
+
+    env = dict(os.environ, GIT_INDEX_FILE=str(real))
+    subprocess.run(["git", "add", "-f", "--", TRACKED[0]], cwd=root, env=env,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
 # -- verify -------------------------------------------------------------------------

@@ -254,3 +254,14 @@ def test_uninstall_shared_stops_tracking_the_snapshot(shared_repo: Repo) -> None
     assert (repo.path / ".hookgraph/.gitignore").read_text().endswith("*\n")
     repo.assert_fresh()
     assert _status(repo) == ""
+
+
+def test_commit_of_some_paths_leaves_no_staged_snapshot_behind(shared_repo: Repo) -> None:
+    """`git commit PATH` commits from a temporary index; the real one must not keep an old snapshot."""
+    repo = shared_repo
+    repo.write({"calc/math.py": _add_function(MATH, "partial"), "NOTES.txt": "not committed\n"})
+    repo.git("commit", "-q", "-m", "math only", "calc/math.py")
+    assert _status(repo) == " M NOTES.txt\n"
+    assert _verify(repo)[0] == 0
+    repo.git("checkout", "-q", "HEAD~1")  # a checkout that changes the snapshot is not blocked
+    repo.assert_fresh()
