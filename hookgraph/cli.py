@@ -68,6 +68,8 @@ def friendly(func: F) -> F:
         except KeyboardInterrupt:
             click.echo("hookgraph: interrupted; the index is unchanged", err=True)
             sys.exit(130)
+        except BrokenPipeError:
+            raise
         except Exception as exc:
             if os.environ.get("HOOKGRAPH_DEBUG"):
                 raise
@@ -361,6 +363,13 @@ def main() -> None:
     """Console entry point: click's usage errors exit 2 with one line, as ours do."""
     try:
         cli.main(standalone_mode=False)
+    except click.exceptions.NoArgsIsHelpError as exc:
+        click.echo(exc.ctx.get_help() if exc.ctx else "usage: hookgraph COMMAND")
+        sys.exit(EXIT_OK)
+    except BrokenPipeError:
+        # `hookgraph ask ... | head`: the reader left; that is not an error.
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        sys.exit(EXIT_OK)
     except click.exceptions.Abort:
         click.echo("hookgraph: interrupted", err=True)
         sys.exit(130)

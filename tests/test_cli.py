@@ -195,3 +195,20 @@ def test_console_script_is_installed() -> None:
     assert exe, "the hookgraph console script is not installed next to this Python"
     proc = subprocess.run([exe, "--version"], capture_output=True, text=True)
     assert proc.returncode == 0 and "hookgraph" in proc.stdout
+
+
+def test_no_command_prints_help_and_exits_zero(tmp_path: Path) -> None:
+    proc = run_cli(tmp_path)
+    assert proc.returncode == 0 and "Usage:" in proc.stdout and "ask" in proc.stdout
+
+
+def test_a_closed_pipe_is_not_an_error(requests_repo: Path) -> None:
+    """`hookgraph ask ... | head` must not end in a BrokenPipeError message.
+
+    The pack is far larger than a pipe buffer, so the writer does hit the closed pipe.
+    """
+    shell = f"{sys.executable} -m hookgraph.cli ask --top 200 --context 200000 request | head -c 10"
+    proc = subprocess.run(["bash", "-o", "pipefail", "-c", shell], cwd=requests_repo, env=clean_env(),
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr == ""
