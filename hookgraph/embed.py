@@ -200,7 +200,6 @@ _WORD = re.compile(r"[^\W_]+")
 #: code, base64) are cut by binary search, still within budget.
 _MAX_SCAN = 64
 
-_META_KEYS = ("general.architecture", "general.name", "general.basename")
 
 #: A unit longer than one window is embedded as up to this many windows
 #: (scored as its best window); text past the last one is cut and counted.
@@ -266,10 +265,8 @@ class Embedder:
                     f"(or reinstall hookgraph for the default one)"
                 )
             try:
-                head = read_gguf_metadata(path, _META_KEYS)
-                arch = head.get("general.architecture", "")
-                wanted = [f"{arch}.{k}" for k in ("context_length", "embedding_length", "pooling_type")]
-                meta = read_gguf_metadata(path, [*_META_KEYS, *wanted])
+                meta = read_gguf_metadata(path)  # every scalar key, one pass (~5 ms: arrays are skipped)
+                arch = meta.get("general.architecture", "")
             except GGUFFormatError:
                 raise EmbedderError(
                     f"{path}: not a GGUF model file; convert a sentence-transformers folder "

@@ -182,6 +182,11 @@ def read_gguf_metadata(path: Path, wanted: Iterable[str] | None = None) -> dict[
                     p += 12
                     if sub in _SCALARS:
                         return None, p + n * struct.calcsize(_SCALARS[sub])
+                    if sub == _STRING:  # the vocabulary: lengths only, no decoding (~10x faster)
+                        unpack = struct.Struct("<Q").unpack_from
+                        for _ in range(n):
+                            p += 8 + unpack(mm, p)[0]
+                        return None, p
                     for _ in range(n):
                         _, p = skip(sub, p)
                     return None, p
