@@ -70,7 +70,7 @@ PER_COMMIT = frozenset({"pre-commit", "post-checkout", "post-commit", "post-merg
 #: Rebase todo commands that create commits (and so end in a post-rewrite).
 _REWRITING = frozenset({"p", "pick", "r", "reword", "e", "edit", "s", "squash", "f", "fixup", "m", "merge"})
 
-DEFAULT_LOCK_TIMEOUT = 20.0
+DEFAULT_LOCK_TIMEOUT = 10.0
 
 
 class HookUsageError(Exception):
@@ -128,8 +128,8 @@ def detect_hook_name(environ: dict[str, str] | os._Environ[str] | None = None) -
     if "PRE_COMMIT_REWRITE_COMMAND" in env:
         return "post-rewrite"
     parent = _parent_hook_type()
-    if parent in TARGETS:
-        return parent
+    if parent:
+        return parent  # main() lets stages that need nothing from us pass
     if "GIT_INDEX_FILE" in env:  # pre-commit or post-commit: after a commit the index is HEAD's tree
         return "pre-commit"
     return None
@@ -325,6 +325,8 @@ def main(hook: str | None, args: list[str], *, strict: bool = False, embedder: A
     if name is None:
         print("hookgraph: which hook? pass one of " + ", ".join(HOOK_NAMES), file=sys.stderr)
         return 2
+    if hook is None and name not in TARGETS:  # pre-commit runs us at a stage we have no use for
+        return 0
     if not args:
         args = _args_from_pre_commit(name)
     started = time.perf_counter()
