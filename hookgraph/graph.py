@@ -1,15 +1,37 @@
 """Structural questions over the edges: who calls this, what does it call.
 
-Edges store target names; a name is resolved to definitions when asked
-(same file first, then every definition of that name), so the answer always
-reflects the current store without any global re-resolution at write time.
+Edges store target names as written (``send`` with ``self.adapter.send``);
+a name is resolved to definitions when asked, so the answer always reflects
+the current store without any global re-resolution at write time.
+
+Resolution reads the receiver of the call, the way a reader would:
+
+* a bare call ``f()`` names a function or class, never a method; one defined
+  in the calling file wins over others of the same name;
+* ``self.f()`` / ``this.f()`` / ``super().f()`` name a method, the calling
+  class's own first;
+  and the overrides of the classes extending it;
+* ``Name.f()`` with a capitalised receiver names a member of ``Name`` (or a
+  function in the file that defines ``Name``, like ``AxiosError.from``); when
+  the project defines nothing called ``Name`` the receiver is someone
+  else's (``Buffer.from``, ``JSON.stringify``) and nothing of ours is called;
+* ``module.f()`` / ``pkg.module.f()`` where ``module`` is the stem of one of
+  our files names a function of that file (``utils.forEach``,
+  ``util.ssl_.create_urllib3_context``), ``pkg.f()`` one re-exported by our
+  package (``flask.stream_with_context``); a receiver imported from outside
+  the project names nothing of ours (``dotenv.load_dotenv``);
+* any other receiver (``conn.urlopen``, ``g().f``) names a method, or in
+  JavaScript also a function hung on a plain object (``validators.x``).
+
+JavaScript's ``f.call(...)`` / ``f.apply`` / ``f.bind`` call ``f``. Type
+declarations (``.d.ts``) only answer when no implementation does.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
-from hookgraph.search import resolve_name
 from hookgraph.store import Store, UnitRow
 
 
@@ -26,6 +48,117 @@ class Link:
     call_path: str
     call_line: int
     expression: str
+
+
+_SIMPLE = re.compile(r"^[A-Za-z_$][\w$]*$")
+_DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+_SELF = frozenset({"self", "this", "cls"})
+_SCRIPT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "jsx"})
+_FUNCTION_PROTOTYPE = frozenset({"call", "apply", "bind"})
+_DECLARATION_SUFFIXES = (".d.ts", ".d.cts", ".d.mts")
+
+
+def _definitions(store: Store, name: str, cache: dict[str, list[UnitRow]] | None = None) -> list[UnitRow]:
+    if cache is not None and name in cache:
+        return cache[name]
+    rows = [r for r in store.units_where("name = ?", (name,)) if r.kind not in ("file", "section")]
+    if cache is not None:
+        cache[name] = rows
+    return rows
+
+
+def _is_declaration(path: str) -> bool:
+    return path.endswith(_DECLARATION_SUFFIXES)
+
+
+def _stem(path: str) -> str:
+    name = path.rsplit("/", 1)[-1]
+    if name.startswith("__init__."):  # a package's __init__ is known by the package's name
+        parts = path.rsplit("/", 2)
+        return parts[-2] if len(parts) >= 2 else name
+    return name.split(".", 1)[0]
+
+
+def resolve_name(store: Store, name: str, prefer_path: str | None = None) -> list[UnitRow]:
+    """Definitions a bare name may refer to: same file first, else all of that name."""
+    rows = _definitions(store, name)
+    if prefer_path:
+        local = [r for r in rows if r.path == prefer_path]
+        if local:
+            return local
+    return rows
+
+
+def resolve_call(
+    store: Store,
+    target: str,
+    full: str,
+    origin: UnitRow | None,
+    cache: dict[str, list[UnitRow]] | None = None,
+) -> list[UnitRow]:
+    """Our definitions that the call ``full`` (last name ``target``) made in ``origin`` may run."""
+    full = full or target
+    receiver = full[: -len(target) - 1] if full.endswith("." + target) else ""
+    if target in _FUNCTION_PROTOTYPE and _SIMPLE.match(receiver or "-"):
+        target, receiver = receiver, ""  # fn.call(thisArg, ...) runs fn
+    candidates = _definitions(store, target, cache)
+    implementations = [c for c in candidates if not _is_declaration(c.path)]
+    candidates = implementations or candidates
+    if not candidates:
+        return []
+    here = origin.path if origin else None
+    methods = [c for c in candidates if c.kind == "method"]
+    if not receiver:
+        callable_bare = [c for c in candidates if c.kind != "method"]
+        local = [c for c in callable_bare if c.path == here]
+        return local or callable_bare
+    if receiver in _SELF or receiver.startswith("super"):
+        own_class = origin.parent if origin and origin.kind == "method" else None
+        same = [c for c in methods if c.path == here and c.parent == own_class]
+        if same and own_class:  # and the overrides of the classes that extend it
+            subclasses = _subclasses(store, own_class.rsplit(".", 1)[-1])
+            same += [c for c in methods if c.parent and c.parent.rsplit(".", 1)[-1] in subclasses]
+        return same or [c for c in methods if c.path == here] or methods
+    if _DOTTED.match(receiver):
+        last = receiver.rsplit(".", 1)[-1]
+        if last[0].isupper():
+            members = [c for c in candidates if c.parent and (c.parent == last or c.parent.endswith("." + last))]
+            if members:
+                return members
+            homes = {d.path for d in _definitions(store, last, cache)}
+            if not homes:
+                return [] if last == receiver else methods  # Buffer.from, JSON.stringify: not ours
+            in_home = [c for c in candidates if c.path in homes]
+            return in_home or methods
+        functions = [c for c in candidates if c.kind != "method"]
+        in_module = [c for c in functions if _stem(c.path) == last]
+        if in_module:
+            return in_module
+        in_package = [c for c in functions if f"/{last}/" in f"/{c.path}"]
+        if in_package:  # flask.stream_with_context: re-exported by our own package
+            return in_package
+        if last == receiver and origin is not None and _imported_from_outside(store, origin.path, last):
+            return []  # dotenv.load_dotenv, os.path: someone else's module
+        if origin is not None and origin.language in _SCRIPT_LANGUAGES:
+            return candidates  # validators.transitional: functions hang off plain objects too
+    return methods
+
+
+def _subclasses(store: Store, name: str) -> set[str]:
+    """Names of the classes that declare ``name`` as a base."""
+    rows = store.db.execute(
+        "SELECT u.name FROM edges e JOIN units u ON u.id = e.source_unit WHERE e.kind = 'inherits' AND e.target = ?",
+        (name,),
+    ).fetchall()
+    return {r[0] for r in rows}
+
+
+def _imported_from_outside(store: Store, path: str, name: str) -> bool:
+    """``name`` is a module the file imports by an absolute name we do not have a file for."""
+    rows = store.db.execute(
+        "SELECT target, target_full FROM edges WHERE path = ? AND kind = 'imports' AND target = ?", (path, name)
+    ).fetchall()
+    return any(not full.startswith(".") and not full.startswith("/") for _target, full in rows)
 
 
 def find_symbol(store: Store, symbol: str) -> list[UnitRow]:
@@ -48,9 +181,10 @@ def callees(store: Store, symbol: str) -> list[Link]:
     by_id = {u.id: u for u in units}
     links: list[Link] = []
     seen: set[tuple[str, int, str]] = set()
+    cache: dict[str, list[UnitRow]] = {}
     for source, _kind, target, full, line in store.edges_from(list(by_id), "calls"):
         origin = by_id[source]
-        targets = resolve_name(store, target, prefer_path=origin.path)
+        targets = resolve_call(store, target, full, origin, cache)
         for unit in targets or [None]:
             key = (unit.qualname if unit else target, line, origin.path)
             if key in seen:
@@ -61,15 +195,23 @@ def callees(store: Store, symbol: str) -> list[Link]:
 
 
 def callers(store: Store, symbol: str) -> list[Link]:
-    """Units that call any unit named ``symbol`` (by its last name)."""
+    """Units whose calls resolve to any unit named ``symbol``."""
     units = find_symbol(store, symbol)
-    names = list({u.name for u in units})
-    edges = store.edges_to(names, "calls")
+    wanted = {u.id for u in units}
+    names = {u.name for u in units}
+    scripts = any(u.language in ("javascript", "typescript", "tsx", "jsx") for u in units)
+    edges = [
+        e for e in store.edges_to(list(names | (_FUNCTION_PROTOTYPE if scripts else set())), "calls")
+        if e[1] in names or e[2].rsplit(".", 1)[0] in names  # fn.call(...) only for our fn
+    ]
     sources = store.units_by_ids({e[0] for e in edges})
+    cache: dict[str, list[UnitRow]] = {}
     links = []
     for source, target, full, line in edges:
         unit = sources.get(source)
         if unit is None:
+            continue
+        if not any(t.id in wanted for t in resolve_call(store, target, full, unit, cache)):
             continue
         links.append(Link(unit, target, unit.path, line, full))
     links.sort(key=lambda link: (link.call_path, link.call_line))

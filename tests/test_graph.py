@@ -1,0 +1,125 @@
+"""Callers and callees resolve a call by its receiver, the way a reader would."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hookgraph import graph
+from hookgraph.store import Store, db_path
+from tests.conftest import make_repo
+
+POOL = '''"""A pool of connections."""
+
+import json
+
+from shop import util
+
+
+def close(conn):
+    """Module-level close: not what self.close() calls."""
+    conn.shutdown()
+
+
+class Pool:
+    def get(self):
+        conn = self.make()
+        util.check(conn)
+        return conn
+
+    def make(self):
+        return object()
+
+    def close(self):
+        payload = json.dumps({})
+        return payload
+
+    def send(self, data):
+        conn = self.get()
+        conn.close()
+        close(conn)
+        return data
+
+
+class TlsPool(Pool):
+    def make(self):
+        return object()
+'''
+
+UTIL = '''def check(conn):
+    return conn is not None
+
+
+def dumps(value):
+    """Ours, but json.dumps is not this."""
+    return str(value)
+'''
+
+HEADERS_JS = '''export class Headers {
+  static from(thing) {
+    return thing instanceof Headers ? thing : new Headers(thing);
+  }
+}
+
+function transform(data) {
+  return data;
+}
+
+export function dispatch(config) {
+  const headers = Headers.from(config.headers);
+  const raw = Buffer.from(config.body);
+  const data = transform.call(config, raw);
+  return [headers, data];
+}
+'''
+
+
+@pytest.fixture(scope="module")
+def calls_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
+    from hookgraph.sync import read_target, sync
+
+    repo = make_repo(tmp_path_factory.mktemp("graph") / "calls", {
+        "shop/__init__.py": "", "shop/pool.py": POOL, "shop/util.py": UTIL, "web/headers.js": HEADERS_JS,
+    })
+    sync(repo, read_target(repo, "head"), embedder=embedder)
+    return repo
+
+
+def _callees(repo: Path, symbol: str) -> set[str]:
+    with Store(db_path(repo)) as store:
+        return {link.unit.qualname for link in graph.callees(store, symbol) if link.unit is not None}
+
+
+def _callers(repo: Path, symbol: str) -> set[str]:
+    with Store(db_path(repo)) as store:
+        return {link.unit.qualname for link in graph.callers(store, symbol)}
+
+
+def test_self_calls_go_to_the_own_class_and_its_overrides(calls_repo: Path) -> None:
+    assert _callees(calls_repo, "Pool.get") == {"Pool.make", "TlsPool.make", "check"}
+
+
+def test_a_bare_call_never_names_a_method_and_a_variable_receiver_never_a_function(calls_repo: Path) -> None:
+    callees = _callees(calls_repo, "Pool.send")
+    assert "close" in callees  # close(conn): the module-level function
+    assert "Pool.close" in callees  # conn.close(): some object's method
+    assert "Pool.get" in callees
+
+
+def test_a_module_from_outside_the_project_is_not_ours(calls_repo: Path) -> None:
+    assert "dumps" not in _callees(calls_repo, "Pool.close")  # json.dumps, not shop/util.py's dumps
+    assert _callers(calls_repo, "dumps") == set()
+
+
+def test_module_receiver_names_the_function_of_that_file(calls_repo: Path) -> None:
+    assert _callers(calls_repo, "check") == {"Pool.get"}
+
+
+def test_class_receiver_and_foreign_globals_in_javascript(calls_repo: Path) -> None:
+    callees = _callees(calls_repo, "dispatch")
+    assert "Headers.from" in callees  # Headers.from(...)
+    assert "transform" in callees  # transform.call(...) runs transform
+    with Store(db_path(calls_repo)) as store:
+        sites = [link.call_line for link in graph.callers(store, "Headers.from")]
+    assert sites == [12]  # Buffer.from(...) on line 13 is Node's, not ours
