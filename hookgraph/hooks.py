@@ -288,8 +288,8 @@ def _export_and_stage(root: Path, lock_timeout: float) -> bool:
     exported = False
     with write_lock(live.parent, timeout=lock_timeout):
         with Store(live, readonly=True) as store:
-            current = store.file_map()
-        if shared.snapshot_file_map(shared.snapshot_path(root)) != current:
+            current = shared.describe(store)
+        if shared.snapshot_state(shared.snapshot_path(root)) != current:
             shared.export_snapshot(root)
             exported = True
     shared.stage(root)

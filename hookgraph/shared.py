@@ -328,7 +328,7 @@ def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
     wanted = sorted(set(paths))
     if not wanted:
         return 0
-    rows: list[tuple[str, str, bytes]] = []
+    rows: list[tuple[str, str, bytes, int, int]] = []
     try:
         with Store(source, readonly=True) as snap:
             if not snap.has_vector_table():
@@ -339,8 +339,9 @@ def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
                 marks = ",".join("?" * len(chunk))
                 rows.extend(
                     snap.db.execute(
-                        "SELECT DISTINCT v.text_hash, e.language, e.embedding FROM units u "
-                        "JOIN vectors v ON v.id = u.vector_id JOIN vec_units e ON e.rowid = v.id "
+                        # every window of a long unit's text (store.py), with its counts
+                        "SELECT DISTINCT v.text_hash, e.language, e.embedding, v.windows, v.truncated FROM units u "
+                        "JOIN vectors v ON coalesce(v.head, v.id) = u.vector_id JOIN vec_units e ON e.rowid = v.id "
                         f"WHERE u.path IN ({marks})",
                         chunk,
                     ).fetchall()
@@ -361,8 +362,9 @@ def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
         store.ensure_vector_table(int(dims))
     seq = int(store.db.execute("SELECT coalesce(max(orphaned_seq), 0) FROM vector_cache").fetchall()[0][0])
     store.db.executemany(
-        "INSERT OR IGNORE INTO vector_cache(text_hash, language, embedding, orphaned_seq) VALUES (?, ?, ?, ?)",
-        ((h, lang, emb, seq + i + 1) for i, (h, lang, emb) in enumerate(fresh)),
+        "INSERT OR IGNORE INTO vector_cache(text_hash, language, embedding, orphaned_seq, windows, truncated) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        ((h, lang, emb, seq + i + 1, w, t) for i, (h, lang, emb, w, t) in enumerate(fresh)),
     )
     return len(fresh)
 
@@ -445,13 +447,26 @@ def export_snapshot(root: Path, dest: Path | None = None) -> Path:
     return snap
 
 
-def snapshot_file_map(path: Path) -> dict[str, str] | None:
-    """The snapshot's ``{path: blob}``, or None when it is missing or unreadable."""
+#: Meta keys that change without the content changing.
+_VOLATILE_META = frozenset({"synced_commit"})
+
+
+def describe(store: Store) -> tuple[dict[str, str], dict[str, str]]:
+    """What a snapshot must agree on with the working index: the file map and the model meta.
+
+    The meta matters after ``hookgraph index --reembed``: same files, new vectors.
+    """
+    meta = {k: v for k, v in store.all_meta().items() if k not in _VOLATILE_META}
+    return store.file_map(), meta
+
+
+def snapshot_state(path: Path) -> tuple[dict[str, str], dict[str, str]] | None:
+    """:func:`describe` for a snapshot file, or None when it is missing or unreadable."""
     if not path.is_file():
         return None
     try:
         with Store(path, readonly=True) as store:
-            return store.file_map()
+            return describe(store)
     except StoreError:
         return None
 

@@ -265,3 +265,17 @@ def test_commit_of_some_paths_leaves_no_staged_snapshot_behind(shared_repo: Repo
     assert _verify(repo)[0] == 0
     repo.git("checkout", "-q", "HEAD~1")  # a checkout that changes the snapshot is not blocked
     repo.assert_fresh()
+
+
+def test_snapshot_is_exported_again_when_only_the_model_meta_changed(shared_repo: Repo, monkeypatch) -> None:
+    """Same files, new vectors (`index --reembed`): the committed snapshot must follow."""
+    from hookgraph import hooks
+
+    repo = shared_repo
+    monkeypatch.delenv("GIT_INDEX_FILE", raising=False)
+    assert hooks._export_and_stage(repo.path, 5) is False  # up to date: nothing written
+    with Store(db_path(repo.path)) as store:
+        store.set_meta("embed_recipe", "a-new-recipe")
+    assert hooks._export_and_stage(repo.path, 5) is True
+    with Store(repo.path / ".hookgraph/shared.db", readonly=True) as snap:
+        assert snap.get_meta("embed_recipe") == "a-new-recipe"
