@@ -328,3 +328,25 @@ def test_code_model_presets(name: str, family: str, query: str, document: str, p
     preset = detect_preset(name, "", "")
     assert (preset.family, preset.query_prefix, preset.document_prefix, preset.pooling) == (
         family, query, document, pooling)
+
+
+def test_a_snapshot_import_brings_every_window(tmp_path: Path, embedder: Embedder) -> None:
+    """Shared mode takes a teammate's vectors from their snapshot: a long unit's windows come along."""
+    from hookgraph.shared import import_vectors
+
+    files = {"billing/ledger.py": LONG_FN}
+    theirs = _repo(tmp_path, "theirs", extra=files)
+    sync(theirs, read_target(theirs, "head"), embedder=embedder)
+    ours = _repo(tmp_path, "ours", extra=files)
+    with Store(db_path(ours), create=True) as store, store.transaction():
+        assert import_vectors(store, db_path(theirs), ["billing/ledger.py"]) >= 3  # the first window and more
+    before = embedder.texts_embedded
+    report = sync(ours, read_target(ours, "head"), embedder=embedder)
+    assert report.split == 1 and embedder.texts_embedded - before == report.texts_embedded
+    with Store(db_path(ours)) as a, Store(db_path(theirs)) as b:
+        (wa,) = a.db.execute("SELECT v.windows FROM units u JOIN vectors v ON v.id = u.vector_id "
+                             "WHERE u.qualname = 'reconcile_ledger'").fetchall()
+        (wb,) = b.db.execute("SELECT v.windows FROM units u JOIN vectors v ON v.id = u.vector_id "
+                             "WHERE u.qualname = 'reconcile_ledger'").fetchall()
+        assert wa == wb and wa[0] >= 2
+        assert a.counts()["windows"] == b.counts()["windows"]
