@@ -5,6 +5,21 @@ words than the code's, embeddings blur exact identifiers, and neither knows
 that the function you want is the one the best hit calls. So we take the top
 candidates of both lists, fuse them, put exact identifier matches first, and
 let the best hits lift their callers and callees a little.
+
+The steps, each measured on ``eval/`` (real projects, see eval/RESULTS.md)
+and kept because it helped there:
+
+1. fusion: both scores as a share of their list's best, 0.4 lexical + 0.6
+   semantic (reciprocal rank fusion and min-max scaling were worse);
+2. exact name or qualified name: +1, so identifiers come first;
+3. keyword boost: +0.05 per query word in the name, signature or module;
+4. graph: the 5 best hits pass 0.1 of their score to what they call and
+   what calls them (0.25 pulled in too much);
+5. for questions (not identifiers): tests x0.8, doc sections x0.8, release
+   notes x0.5 — they mention everything the code does, in its words;
+6. a file unit ranked above one of its own definitions goes just below
+   the best of them (the definition is the precise answer). The same for a
+   class and its methods made things worse and is not done.
 """
 
 from __future__ import annotations
@@ -15,23 +30,40 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from hookgraph.graph import resolve_call, resolve_name
 from hookgraph.store import Store, UnitRow, identifier_words
+
+__all__ = ["Result", "search", "query_words", "fts_query", "looks_like_identifier", "resolve_name", "is_test_path"]
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
 
 #: How many candidates each list contributes before fusion.
 CANDIDATES = 100
+#: How the two lists are fused: "weighted" (normalised scores) or "rrf" (reciprocal ranks).
+FUSION = "weighted"
 #: Reciprocal rank fusion constant (the usual 60 flattens a short list too much).
 RRF_K = 20
 #: Weights of the normalised-score fusion (one reference design's 0.4 / 0.6).
 LEXICAL_WEIGHT = 0.4
 SEMANTIC_WEIGHT = 0.6
+#: How semantic similarities are put on a 0..1 scale: "minmax" over the candidates, or "max" (share of the best).
+SEMANTIC_NORM = "max"
 #: Bonus per query word found in a unit's name or signature.
 KEYWORD_BOOST = 0.05
 #: How many top hits seed graph expansion, and how much of their score flows on.
 GRAPH_SEEDS = 5
-GRAPH_DECAY = 0.25
+GRAPH_DECAY = 0.1
+#: The keyword boost also counts words of the unit's module (file name).
+KEYWORD_MODULE = True
+#: Score factor for units in test files when the query is a question, not an identifier.
+TEST_WEIGHT = 0.8
+#: Score factor for doc sections (Markdown/reST) when the query is a question.
+DOC_WEIGHT = 0.8
+#: Score factor for release notes (CHANGES, CHANGELOG, HISTORY, NEWS) when the query is a question.
+CHANGELOG_WEIGHT = 0.5
+#: Containers (of these kinds) ranked above one of their own members go just below the best of them.
+DEDUP_CONTAINERS = "file"
 
 STOPWORDS = frozenset(
     """a an and are as at be by can do does for from get gets how i if in into is it its
@@ -78,10 +110,11 @@ def search(
     embedder: Embedder | None = None,
     path_glob: str | None = None,
     language: str | None = None,
-    fusion: str = "weighted",
+    fusion: str | None = None,
     use_graph: bool = True,
 ) -> list[Result]:
     """Rank units for ``query``; ``embedder`` None means lexical and graph only."""
+    fusion = fusion or FUSION
     words = query_words(query)
     lexical = store.fts_search(fts_query(words), CANDIDATES) if words else []
     semantic: list[tuple[int, float]] = []
@@ -111,8 +144,85 @@ def search(
     _keyword_boost(results, words)
     if use_graph and results:
         _expand_graph(store, results, path_glob, language)
+    if not looks_like_identifier(query):
+        for r in results.values():
+            factor, why = secondary_weight(r.unit)
+            if factor != 1.0:
+                r.score *= factor
+                r.reasons.append(why)
     ranked = sorted(results.values(), key=lambda r: (-r.score, r.unit.path, r.unit.start_line))
+    if DEDUP_CONTAINERS and not looks_like_identifier(query):
+        ranked = _containers_after_members(ranked, top, tuple(DEDUP_CONTAINERS.split(",")))
     return ranked[:top]
+
+
+_CHANGELOG_STEMS = frozenset({"changes", "changelog", "history", "news", "releases", "release-notes"})
+
+
+def secondary_weight(unit: UnitRow) -> tuple[float, str]:
+    """How much a question should trust this unit as an answer: code first; tests, docs, release notes less."""
+    stem = unit.path.rsplit("/", 1)[-1].split(".", 1)[0].lower()
+    if stem in _CHANGELOG_STEMS:
+        return CHANGELOG_WEIGHT, "release notes"
+    if is_test_path(unit.path):
+        return TEST_WEIGHT, "test code"
+    if unit.kind == "section":
+        return DOC_WEIGHT, "documentation"
+    return 1.0, ""
+
+
+_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+
+
+def is_test_path(path: str) -> bool:
+    """Test code by the usual layouts: ``tests/``, ``test_x.py``, ``x_test.go``, ``x.test.ts``, ``x.spec.js``."""
+    parts = path.lower().split("/")
+    if any(p in _TEST_DIRS for p in parts[:-1]):
+        return True
+    name = parts[-1]
+    stem = name.split(".", 1)[0]
+    return (
+        stem.startswith("test_")
+        or stem.endswith("_test")
+        or stem == "conftest"
+        or ".test." in name
+        or ".spec." in name
+    )
+
+
+def _is_member(unit: UnitRow, container: UnitRow) -> bool:
+    if unit.path != container.path or unit.id == container.id:
+        return False
+    if container.kind == "file":
+        return unit.kind != "file"
+    return unit.parent == container.qualname
+
+
+def _containers_after_members(ranked: list[Result], top: int, kinds: tuple[str, ...]) -> list[Result]:
+    """Move a class (or file) that outranks its own members to just after the best of them.
+
+    A question answered by a method also matches the class that lists it;
+    the method is the answer, the class is context. Only members within the
+    shown window count, so a class whose members are nowhere near stays put.
+    """
+    window = ranked[: max(top * 2, 20)]
+    out: list[Result] = []
+    waiting: dict[int, Result] = {}
+    for r in window:
+        if r.unit.kind in kinds and any(
+            _is_member(m.unit, r.unit) for m in window[window.index(r) + 1 :]
+        ):
+            waiting[r.unit.id] = r
+            continue
+        out.append(r)
+        for cid, c in list(waiting.items()):
+            if _is_member(r.unit, c.unit):
+                c.score = r.score
+                c.reasons.append("after its member")
+                out.append(c)
+                del waiting[cid]
+    out.extend(waiting.values())
+    return out + ranked[len(window) :]
 
 
 def _passes(unit: UnitRow, path_glob: str | None, language: str | None) -> bool:
@@ -165,7 +275,7 @@ def _fuse(
         r.score += LEXICAL_WEIGHT * (score / best_lexical)
     if semantic:
         sims = [s for _, s in semantic]
-        floor = min(sims)
+        floor = min(sims) if SEMANTIC_NORM == "minmax" else 0.0
         spread = (max(sims) - floor) or 1.0
         for uid, sim in semantic:
             r = results.setdefault(uid, Result(units[uid]))
@@ -180,7 +290,10 @@ def _keyword_boost(results: dict[int, Result], words: list[str]) -> None:
     wanted = set(words)
     for r in results.values():
         u = r.unit
-        hit = wanted & set(identifier_words(f"{u.qualname} {u.signature}"))
+        text = f"{u.qualname} {u.signature}"
+        if KEYWORD_MODULE and u.kind != "section":
+            text += " " + u.path.rsplit("/", 1)[-1].split(".", 1)[0]
+        hit = wanted & set(identifier_words(text))
         if hit:
             r.score += KEYWORD_BOOST * len(hit)
 
@@ -191,18 +304,22 @@ def _expand_graph(store: Store, results: dict[int, Result], path_glob: str | Non
     seed_ids = [r.unit.id for r in seeds]
     seed_score = {r.unit.id: r.score for r in seeds}
     flows: dict[int, float] = {}
-    # Callees: names called by a seed, resolved to definitions.
-    for source, _kind, target, _full, _line in store.edges_from(seed_ids, "calls"):
-        for unit in resolve_name(store, target, prefer_path=results[source].unit.path):
+    cache: dict[str, list[UnitRow]] = {}
+    # Callees: what a seed calls, resolved to definitions.
+    for source, _kind, target, full, _line in store.edges_from(seed_ids, "calls"):
+        for unit in resolve_call(store, target, full, results[source].unit, cache):
             flows[unit.id] = max(flows.get(unit.id, 0.0), GRAPH_DECAY * seed_score[source])
-    # Callers: units that call a seed by name.
+    # Callers: units whose calls resolve to a seed.
     names = list({results[s].unit.name for s in seed_ids})
-    by_name: dict[str, list[int]] = {}
-    for s in seed_ids:
-        by_name.setdefault(results[s].unit.name, []).append(s)
-    for source, target, _full, _line in store.edges_to(names, "calls"):
-        best = max(seed_score[s] for s in by_name.get(target, []))
-        flows[source] = max(flows.get(source, 0.0), GRAPH_DECAY * best)
+    edges = store.edges_to(names, "calls")
+    origins = store.units_by_ids({e[0] for e in edges})
+    for source, target, full, _line in edges:
+        origin = origins.get(source)
+        if origin is None:
+            continue
+        hit = [seed_score[u.id] for u in resolve_call(store, target, full, origin, cache) if u.id in seed_score]
+        if hit:
+            flows[source] = max(flows.get(source, 0.0), GRAPH_DECAY * max(hit))
     flows = {uid: f for uid, f in flows.items() if uid not in seed_score}
     if not flows:
         return
@@ -214,13 +331,3 @@ def _expand_graph(store: Store, results: dict[int, Result], path_glob: str | Non
         r = results.setdefault(uid, Result(unit))
         r.graph = flow
         r.score += flow
-
-
-def resolve_name(store: Store, name: str, prefer_path: str | None = None) -> list[UnitRow]:
-    """Definitions a called name may refer to: same file first, else all of that name."""
-    rows = [r for r in store.units_where("name = ?", (name,)) if r.kind not in ("file", "section")]
-    if prefer_path:
-        local = [r for r in rows if r.path == prefer_path]
-        if local:
-            return local
-    return rows
