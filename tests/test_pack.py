@@ -1,0 +1,138 @@
+"""Context packs (``ask --context N``): answers, class headers and callee signatures within a budget."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from hookgraph.pack import build_pack, estimate_tokens, render_pack
+from hookgraph.search import search
+from hookgraph.store import Store, db_path
+from tests.conftest import make_repo, run_cli
+
+MONEY = '''"""Money helpers."""
+
+
+def round_cents(amount):
+    """Round an amount to whole cents, halves away from zero."""
+    sign = -1 if amount < 0 else 1
+    return sign * int(abs(amount) * 100 + 0.5) / 100
+
+
+def apply_tax(amount, rate):
+    """Add sales tax at the given rate to an amount."""
+    taxed = amount * (1 + rate)
+    return taxed
+'''
+
+ORDERS = '''"""Orders and their ledger."""
+
+from shop.money import apply_tax, round_cents
+
+
+class OrderBook:
+    """All open orders of one shop, with the running balance."""
+
+    currency = "EUR"
+    max_open = 500
+
+    def __init__(self):
+        self.orders = []
+        self.balance = 0.0
+
+    def settle_invoice(self, order, tax_rate):
+        """Charge an order: add tax, round to cents and book it on the balance."""
+        gross = apply_tax(order.total, tax_rate)
+        amount = round_cents(gross)
+        self.balance += amount
+        self.orders.remove(order)
+        return amount
+
+    def cancel(self, order):
+        """Drop an open order without charging it."""
+        self.orders.remove(order)
+        for line in order.lines:
+            line.release()
+        return order
+'''
+
+README = "# Shop\\n\\nA tiny shop used to test context packs.\\n"
+
+
+@pytest.fixture(scope="module")
+def shop_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
+    from hookgraph.sync import read_target, sync
+
+    repo = make_repo(tmp_path_factory.mktemp("pack") / "shop",
+                     {"shop/__init__.py": "", "shop/money.py": MONEY, "shop/orders.py": ORDERS, "README.md": README})
+    sync(repo, read_target(repo, "head"), embedder=embedder)
+    return repo
+
+
+QUESTION = "charge an order with tax and add it to the running balance"
+
+
+def _pack(repo: Path, embedder, budget: int, top: int = 5):
+    with Store(db_path(repo)) as store:
+        results = search(store, QUESTION, top=top, embedder=embedder)
+        assert results[0].unit.qualname == "OrderBook.settle_invoice"
+        return build_pack(repo, store, results, budget)
+
+
+def test_pack_holds_the_answer_its_class_header_and_callee_signatures(shop_repo: Path, embedder) -> None:
+    pieces = _pack(shop_repo, embedder, 400, top=1)
+    by_role = {(p.role, p.symbol) for p in pieces}
+    assert ("code", "OrderBook.settle_invoice") in by_role
+    assert ("header", "OrderBook") in by_role
+    assert ("signature", "apply_tax") in by_role and ("signature", "round_cents") in by_role
+    header = next(p for p in pieces if p.role == "header")
+    assert header.code.startswith("class OrderBook:") and 'currency = "EUR"' in header.code
+    assert "def __init__" not in header.code  # the header stops before the first member
+    signature = next(p for p in pieces if p.symbol == "round_cents")
+    assert "def round_cents(amount):" in signature.code and "Round an amount to whole cents" in signature.code
+    assert "int(abs(amount)" not in signature.code  # a signature, not the body
+    text = render_pack(pieces)
+    assert estimate_tokens(text) <= 400
+
+
+def test_a_callee_that_is_an_answer_too_is_packed_whole(shop_repo: Path, embedder) -> None:
+    pieces = _pack(shop_repo, embedder, 2000, top=10)
+    assert [p.role for p in pieces if p.symbol == "apply_tax"] == ["code"]
+
+
+def test_pack_is_grouped_by_file_in_line_order(shop_repo: Path, embedder) -> None:
+    pieces = _pack(shop_repo, embedder, 400)
+    paths = [p.path for p in pieces]
+    assert paths[0] == "shop/orders.py"  # the file of the best answer comes first
+    assert paths == sorted(paths, key=paths.index)  # each file's pieces are contiguous
+    for path in set(paths):
+        starts = [p.start_line for p in pieces if p.path == path]
+        assert starts == sorted(starts)
+
+
+@pytest.mark.parametrize("budget", [60, 120, 250, 1000])
+def test_pack_never_exceeds_its_budget(shop_repo: Path, embedder, budget: int) -> None:
+    pieces = _pack(shop_repo, embedder, budget)
+    assert pieces, "even a small budget packs a cut answer"
+    assert estimate_tokens(render_pack(pieces)) <= budget
+    assert pieces[0].symbol == "OrderBook.settle_invoice" or any(
+        p.symbol == "OrderBook.settle_invoice" for p in pieces)
+
+
+def test_a_method_already_packed_whole_is_not_repeated_as_a_signature(shop_repo: Path, embedder) -> None:
+    pieces = _pack(shop_repo, embedder, 2000)
+    spans = [(p.path, p.start_line, p.end_line) for p in pieces]
+    for i, (path, start, end) in enumerate(spans):
+        for j, (other, s2, e2) in enumerate(spans):
+            if i != j and path == other:
+                assert not (start <= e2 and s2 <= end), f"{pieces[i].symbol} overlaps {pieces[j].symbol}"
+
+
+def test_ask_context_prints_the_pack(shop_repo: Path) -> None:
+    out = run_cli(shop_repo, "ask", "--top", "1", "--context", "300", QUESTION, check=True).stdout
+    assert "## shop/orders.py:" in out and "OrderBook.settle_invoice  (method)" in out
+    assert "(class, class header)" in out and "(function, signature)" in out
+    assert estimate_tokens(out.rstrip("\n")) <= 300
+    out = run_cli(shop_repo, "ask", "--context", "5000", QUESTION, check=True).stdout
+    assert "shop/__init__.py" not in out  # nothing to show for an empty file
