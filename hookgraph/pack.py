@@ -8,7 +8,8 @@ their bodies. So, best result first, each answer contributes:
 2. the header of its enclosing class (the lines before the first member:
    ``class X(Base):``, docstring, class attributes), once per class;
 3. the signatures (and first docstring line) of the functions it calls that
-   are defined in this repository, at most ``MAX_CALLEES`` per answer.
+   are defined in this repository, at most ``MAX_CALLEES`` per answer: those
+   the search ranked for the question first, then in call order.
 
 The pack is filled in that order until the budget is spent; an answer that
 overlaps one already packed (a method inside a packed class) is skipped, and
@@ -165,18 +166,20 @@ class _Packer:
         self.add(Piece(owner.path, owner.start_line, end, owner.qualname, owner.kind, "\n".join(lines),
                        role="header", rank=rank), may_cut=False)
 
-    def callee_signatures(self, unit: UnitRow, rank: int) -> None:
-        seen: set[int] = set()
-        added = 0
+    def callee_signatures(self, unit: UnitRow, rank: int, relevance: dict[int, float]) -> None:
+        """Signatures of what ``unit`` calls: those the search also found first, then in call order."""
+        found: list[UnitRow] = []
         for _source, _kind, target, full, _line in self.store.edges_from([unit.id], "calls"):
+            targets = resolve_call(self.store, target, full, unit)
+            # An ambiguous name (several definitions) says little: take it only when resolved.
+            if len(targets) == 1 and targets[0].id != unit.id and all(t.id != targets[0].id for t in found):
+                found.append(targets[0])
+        order = {c.id: i for i, c in enumerate(found)}
+        found.sort(key=lambda c: (-relevance.get(c.id, 0.0), order[c.id]))
+        added = 0
+        for callee in found:
             if added >= MAX_CALLEES:
                 return
-            targets = resolve_call(self.store, target, full, unit)
-            # An ambiguous name (several definitions elsewhere) says little: take it only when resolved.
-            if len(targets) != 1 or targets[0].id in seen or targets[0].id == unit.id:
-                continue
-            callee = targets[0]
-            seen.add(callee.id)
             if self.covered(callee.path, callee.start_line, callee.end_line) or self.overlaps(
                 callee.path, callee.start_line, callee.start_line, ("code", "signature")
             ):
@@ -211,6 +214,7 @@ def build_pack(root: Path, store: Store, results: list[Result], budget: int) -> 
     """Choose and cut pieces so their rendered size stays within ``budget`` tokens."""
     source = SourceReader(root, store)
     packer = _Packer(store, source, budget)
+    relevance = {r.unit.id: r.score for r in results}
     try:
         for rank, r in enumerate(results):
             if packer.used >= budget:
@@ -218,7 +222,7 @@ def build_pack(root: Path, store: Store, results: list[Result], budget: int) -> 
             if not packer.answer(r.unit, rank):
                 continue
             packer.class_header(r.unit, rank)
-            packer.callee_signatures(r.unit, rank)
+            packer.callee_signatures(r.unit, rank, relevance)
     finally:
         source.close()
     first_rank: dict[str, float] = {}

@@ -136,3 +136,22 @@ def test_ask_context_prints_the_pack(shop_repo: Path) -> None:
     assert estimate_tokens(out.rstrip("\n")) <= 300
     out = run_cli(shop_repo, "ask", "--context", "5000", QUESTION, check=True).stdout
     assert "shop/__init__.py" not in out  # nothing to show for an empty file
+
+
+def test_callees_the_search_found_come_before_the_others(shop_repo: Path, monkeypatch) -> None:
+    from hookgraph import pack
+
+    monkeypatch.setattr(pack, "MAX_CALLEES", 1)
+    with Store(db_path(shop_repo)) as store:
+        settle = store.units_where("qualname = ?", ("OrderBook.settle_invoice",))[0]
+        rounding = store.units_where("qualname = ?", ("round_cents",))[0]
+        source = pack.SourceReader(shop_repo, store)
+        try:
+            in_call_order = pack._Packer(store, source, 1000)
+            in_call_order.callee_signatures(settle, 0, {})
+            by_relevance = pack._Packer(store, source, 1000)
+            by_relevance.callee_signatures(settle, 0, {rounding.id: 0.7})
+        finally:
+            source.close()
+    assert [p.symbol for p in in_call_order.pieces] == ["apply_tax"]  # called first
+    assert [p.symbol for p in by_relevance.pieces] == ["round_cents"]  # what the question is about
