@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from collections.abc import Callable
 from functools import wraps
@@ -24,13 +25,37 @@ F = TypeVar("F", bound=Callable[..., Any])
 EXIT_OK, EXIT_NOTHING, EXIT_USAGE = 0, 1, 2
 
 
+#: Characters a terminal would act on rather than show: C0/C1 controls and
+#: the bidirectional overrides of "Trojan source". Source code, file names and
+#: a committed database can all carry them.
+_UNSAFE = re.compile("[\x00-\x08\x0a-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+_UNSAFE_IN_BLOCK = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return {"\n": "\\n", "\r": "\\r"}.get(char) or (
+        f"\\x{ord(char):02x}" if ord(char) < 0x100 else f"\\u{ord(char):04x}"
+    )
+
+
+def shown(text: str) -> str:
+    """One field of one output line, safe for a terminal: controls and newlines escaped."""
+    return _UNSAFE.sub(_escape, text)
+
+
+def shown_block(text: str) -> str:
+    """Several lines (a context pack) safe for a terminal: only newlines and tabs kept."""
+    return _UNSAFE_IN_BLOCK.sub(_escape, text)
+
+
 class UserError(click.ClickException):
     """An error the user can act on: one line, exit code 2."""
 
     exit_code = EXIT_USAGE
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"hookgraph: {self.format_message()}", err=True)
+        click.echo(f"hookgraph: {shown(self.format_message())}", err=True)
 
 
 def _known_errors() -> tuple[type[BaseException], ...]:
@@ -90,13 +115,20 @@ def _open_store(root: Path):  # type: ignore[no-untyped-def]
     from hookgraph.store import Store, db_path
 
     path = db_path(root)
+    warnings: list[str] = []
     if not path.exists():
         from hookgraph.shared import seed_from_snapshot
 
-        seed_from_snapshot(root)  # shared mode: a fresh clone starts from the committed index
+        seed_from_snapshot(root, warnings)  # shared mode: a fresh clone starts from the committed index
     if not path.exists():
-        raise UserError(f"no index in {root}: run `hookgraph index` first")
-    return Store(path)
+        raise UserError(f"no index in {root}: run `hookgraph index` first" + "".join(f" ({w})" for w in warnings))
+    store = Store(path)
+    try:
+        store.check_contents()  # nothing a planted row names is ever read or printed
+    except BaseException:
+        store.close()
+        raise
+    return store
 
 
 @click.group(context_settings={"help_option_names": ["-h", "--help"]})
@@ -117,7 +149,7 @@ def cli() -> None:
 def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quiet: bool) -> None:
     """Sync .hookgraph/index.db with HEAD (or the working tree)."""
     from hookgraph import git
-    from hookgraph.embed import embedder_for_repo
+    from hookgraph.model_choice import embedder_for_repo
     from hookgraph.sync import read_target, sync
 
     root = _root()
@@ -127,6 +159,8 @@ def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quie
     embedder = embedder_for_repo(root, embed_url=embed_url, use_remote=True)
     report = sync(root, target, full=full, reembed=reembed, embedder=embedder,
                   progress=_progress_bar if sys.stderr.isatty() and not quiet else None)
+    for warning in report.warnings:
+        click.echo(f"hookgraph: warning: {shown(warning)}", err=True)
     if not quiet:
         line = report.summary()
         cosine = getattr(embedder, "probe_cosine", None)
@@ -183,7 +217,9 @@ def ask(query: str, top: int, as_json: bool, context_tokens: int | None, path_gl
             pieces = build_pack(root, store, results, context_tokens)
             if not pieces:
                 sys.exit(EXIT_NOTHING)
-            click.echo(render_pack(pieces))
+            for piece in pieces:  # a header line must stay one line
+                piece.path, piece.symbol = shown(piece.path), shown(piece.symbol)
+            click.echo(shown_block(render_pack(pieces)))
             return
     if as_json:
         payload = {
@@ -213,10 +249,10 @@ def ask(query: str, top: int, as_json: bool, context_tokens: int | None, path_gl
                        "(run `hookgraph index`)", err=True)
         for r in results:
             u = r.unit
-            click.echo(f"{u.path}:{u.start_line}-{u.end_line}  {u.qualname}  ({u.kind})")
+            click.echo(f"{shown(u.path)}:{u.start_line}-{u.end_line}  {shown(u.qualname)}  ({shown(u.kind)})")
             line = snippet(u.signature, u.docstring)
             if line:
-                click.echo(f"    {line}")
+                click.echo(f"    {shown(line)}")
     if not results:
         sys.exit(EXIT_NOTHING)
 
@@ -231,7 +267,7 @@ def _check_language(language: str) -> None:
 
 def _embedder_for(store: Any, root: Path | None = None) -> Any:
     """The configured embedder if it matches the store's; refuse one that would mix vectors."""
-    from hookgraph.embed import embedder_for_repo, store_mismatch
+    from hookgraph.model_choice import embedder_for_repo, store_mismatch
 
     if not store.has_vector_table():
         return None
@@ -260,8 +296,8 @@ def _print_links(links: list[Any], as_json: bool, direction: str) -> None:
     else:
         for link in links:
             where = f"{link.unit.path}:{link.unit.start_line}" if link.unit else "(not in this repository)"
-            click.echo(f"{link.call_path}:{link.call_line}  {direction} {link.expression}  -> "
-                       f"{link.unit.qualname if link.unit else link.name}  {where}")
+            click.echo(shown(f"{link.call_path}:{link.call_line}  {direction} {link.expression}  -> "
+                             f"{link.unit.qualname if link.unit else link.name}  {where}"))
     if not links:
         sys.exit(EXIT_NOTHING)
 
@@ -327,7 +363,7 @@ def status(as_json: bool) -> None:
     click.echo(f"index:     {info['database']} ({info['bytes'] / 1e6:.1f} MB)")
     click.echo(f"commit:    {info['indexed_commit'] or '(none)'}" + ("" if fresh.fresh else "  (not HEAD)"))
     model = info["model"]
-    click.echo(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})")
+    click.echo(shown(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})"))
     files = info["files"]
     indexed = sum(n for s, n in files.items() if s.startswith("indexed"))
     skipped = {s.split(":", 1)[1]: n for s, n in files.items() if s.startswith("skipped:")}
@@ -340,8 +376,8 @@ def status(as_json: bool) -> None:
     for label, key in (("HEAD", "stale_vs_head"), ("index", "stale_vs_index"), ("worktree", "stale_vs_worktree")):
         paths = info[key]
         if paths:
-            shown = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-            click.echo(f"stale vs {label}: {shown}")
+            listed = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+            click.echo(f"stale vs {label}: {shown(listed)}")
 
 
 def _register_extra_commands() -> None:

@@ -3,7 +3,7 @@
 Registered on the main group by :func:`hookgraph.cli._register_extra_commands`.
 The choice of model lives in ``.hookgraph/config.toml`` (``[model] path``, see
 :mod:`hookgraph.config`); every embedder hookgraph makes comes from
-:func:`hookgraph.embed.embedder_for_repo`, so ``use`` switches them all.
+:func:`hookgraph.model_choice.embedder_for_repo`, so ``use`` switches them all.
 Importing this module costs click only.
 """
 
@@ -100,7 +100,7 @@ def _index_verdict(root: Path | None, embedder: Any) -> str | None:
     """Whether the repository's index was embedded with this model (None: no index)."""
     if root is None:
         return None
-    from hookgraph.embed import store_mismatch
+    from hookgraph.model_choice import store_mismatch
     from hookgraph.store import Store, StoreError, db_path
 
     path = db_path(root)
@@ -129,7 +129,7 @@ def register(cli: click.Group) -> None:
     def model_show(as_json: bool) -> None:
         """The model in use: file, SHA-256, dimensions, pooling, window, prefixes."""
         from hookgraph import config
-        from hookgraph.embed import embedder_for_repo
+        from hookgraph.model_choice import embedder_for_repo
 
         root = _root_or_none()
         embedder = embedder_for_repo(root)

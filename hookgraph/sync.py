@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from hookgraph import compose, filters, git
 from hookgraph.lock import write_lock
-from hookgraph.store import Store, db_path
+from hookgraph.store import Store, StoreError, db_path, quarantine
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
@@ -55,8 +55,9 @@ def read_target(root: Path, kind: str) -> Target:
     if kind != "worktree":
         raise SyncError(f"unknown sync target {kind!r}: use one of {', '.join(TARGETS)}")
     overrides: dict[str, bytes] = {}
-    for path in git.worktree_changes(root):
-        data = git.read_worktree_file(root, path)
+    for raw in git.worktree_changes(root):
+        path = git.path_key(raw)
+        data = git.read_worktree_file(root, raw)
         if data is None:
             entries.pop(path, None)
             continue
@@ -80,6 +81,8 @@ class SyncReport:
     skipped: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
     commit: str | None = None
+    #: One-line notes for the user (an untrusted snapshot ignored, a broken index moved aside).
+    warnings: list[str] = field(default_factory=list)
 
     @property
     def changed(self) -> int:
@@ -135,8 +138,10 @@ def sync(
     started = time.perf_counter()
     report = SyncReport(commit=target.commit)
     path = db_path(root)
-    _ensure_dir(path.parent)
-    with write_lock(path.parent, timeout=lock_timeout), Store(path, create=True) as store:
+    _ensure_dir(path.parent, report.warnings)
+    with write_lock(path.parent, timeout=lock_timeout), _open(path, full, report) as store:
+        if not full:
+            store.check_contents()
         stored = {} if full else store.file_map()
         wanted = {p: e for p, e in target.entries.items() if filters.path_skip_reason(p, None) != "own-database"}
         changed = [p for p, e in wanted.items() if stored.get(p) != e.blob]
@@ -175,16 +180,31 @@ def sync(
     return report
 
 
-def _ensure_dir(directory: Path) -> None:
+def _open(path: Path, full: bool, report: SyncReport) -> Store:
+    """The store to write; for a full rebuild, an unusable one (garbage, planted SQL,
+    a future schema) is moved aside first, so ``index --full`` always repairs."""
+    try:
+        return Store(path, create=True)
+    except StoreError as exc:
+        if not full:
+            raise
+        moved = quarantine(path)
+        reason = str(exc).split(": rebuild it with")[0]
+        report.warnings.append(f"{reason}: moved it aside to {moved.name} and rebuilt the index")
+        return Store(path, create=True)
+
+
+def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
     """Create ``.hookgraph/`` laid out for the repository's mode.
 
     Default mode: a ``.gitignore`` keeps it all out of git. Shared mode (see
     :mod:`hookgraph.shared`): its ``.gitignore``/``.gitattributes``, and a
-    missing index starts as a copy of the committed snapshot.
+    missing index starts as a copy of the committed snapshot, unless that
+    snapshot is not trustworthy (then ``warnings`` says so).
     """
     from hookgraph.shared import prepare_directory
 
-    prepare_directory(directory)
+    prepare_directory(directory, warnings)
 
 
 def _sync_file(
@@ -288,14 +308,14 @@ class _EmbedSession:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from hookgraph.embed import embedder_for_repo
+            from hookgraph.model_choice import embedder_for_repo
 
             self._embedder = embedder_for_repo(self._root)
         return self._embedder
 
     def check_model(self) -> None:
         """Refuse to mix vectors of two models (or two recipes of one model) in one store."""
-        from hookgraph.embed import store_mismatch
+        from hookgraph.model_choice import store_mismatch
 
         if not self.store.has_vector_table():
             return

@@ -16,7 +16,8 @@ import numpy as np
 import pytest
 
 from hookgraph import config
-from hookgraph.embed import Embedder, embedder_for_repo
+from hookgraph.embed import Embedder
+from hookgraph.model_choice import embedder_for_repo
 from hookgraph.search import search
 from hookgraph.store import Store, db_path
 from hookgraph.sync import Progress, SyncError, read_target, sync
