@@ -158,9 +158,15 @@ def prepare_repo(spec: dict[str, Any]) -> Path:
     return root
 
 
+#: ``--set compose.X=...`` overrides of this run: they change what is stored, so they key the index.
+RECIPE_OVERRIDES: list[str] = []
+
+
 def recipe_hash(embedding_recipe: str) -> str:
-    """What decides an index's content: the recipe sources and the embedder's own recipe."""
+    """What decides an index's content: the recipe sources, overrides and the embedder's own recipe."""
     h = hashlib.sha256(embedding_recipe.encode())
+    for item in RECIPE_OVERRIDES:
+        h.update(b"set\0" + item.encode())
     pkg = REPO / "hookgraph"
     for name in RECIPE_FILES:
         h.update(name.encode() + b"\0" + (pkg / name).read_bytes())
@@ -184,7 +190,7 @@ class CachingEmbedder:
     def __init__(self, real: Any, path: Path) -> None:
         self._real = real
         path.parent.mkdir(parents=True, exist_ok=True)
-        self._db = sqlite3.connect(path)
+        self._db = sqlite3.connect(path, timeout=120)  # another run may be writing
         self._db.execute("CREATE TABLE IF NOT EXISTS vec(key TEXT PRIMARY KEY, v BLOB NOT NULL)")
         self.query_instruction = ""
         self.embedded = 0
@@ -247,10 +253,8 @@ def index_project(spec: dict[str, Any], embedder: CachingEmbedder) -> Path:
     report = sync(root, read_target(root, "head"), full=True, embedder=embedder._real)
     embedder.commit()
     index.parent.mkdir(parents=True, exist_ok=True)
-    from hookgraph.store import Store
-
-    with Store(db) as store:  # fold the WAL in so the copy is complete
-        store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    with sqlite3.connect(db) as plain:  # fold the WAL in so the copy is complete
+        plain.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     shutil.copyfile(db, index)
     log(f"{spec['name']}: {report.summary()} ({time.perf_counter() - started:.0f}s, "
         f"{embedder.embedded} new texts embedded)")
@@ -520,6 +524,8 @@ def apply_overrides(settings: list[str], embedder: CachingEmbedder) -> None:
             embedder.query_instruction = raw
             continue
         module_name, _, attr = name.rpartition(".")
+        if module_name.split(".")[0] + ".py" in RECIPE_FILES:
+            RECIPE_OVERRIDES.append(item)
         module = importlib.import_module(f"hookgraph.{module_name}")
         if not hasattr(module, attr):
             raise SystemExit(f"--set {item}: hookgraph.{module_name} has no {attr}")
@@ -569,7 +575,7 @@ def main(argv: list[str] | None = None) -> int:
         questions = load_questions(spec["name"])
         if args.kind:
             questions = [q for q in questions if q.kind in args.kind]
-        with Store(index, readonly=True) as store:
+        with Store(index) as store:  # read-write: a newer schema migrates the cached copy
             if args.fill:
                 problems += [f"{spec['name']} {p}" for p in fill_lines(spec["name"], store)]
                 questions = load_questions(spec["name"])

@@ -21,6 +21,14 @@ from hookgraph.units import CodeUnit
 #: trained on 128-256 tokens; the embedder truncates to its budget anyway).
 BODY_LINES = 30
 MAX_CALLS_LISTED = 12
+#: Put the unit's file path in its embedded text (an eval/ experiment; off: a
+#: moved file keeps its vectors).
+EMBED_PATH = False
+#: Full-text columns hold identifier-split words (``max_retries`` -> max retries
+#: max_retries); off: the raw text (an eval/ ablation).
+FTS_SPLIT_IDENTIFIERS = True
+#: Full-text search sees the path's words (an eval/ ablation when off).
+FTS_PATH = True
 
 
 def embed_text(unit: CodeUnit, calls: list[str], members: list[CodeUnit] | None = None) -> str:
@@ -31,6 +39,8 @@ def embed_text(unit: CodeUnit, calls: list[str], members: list[CodeUnit] | None 
     an edit inside one method re-embeds that method only.
     """
     parts = [f"{unit.kind} {unit.qualname}"]
+    if EMBED_PATH and unit.kind not in ("file", "section"):
+        parts.append(f"in {unit.path}")
     if unit.signature and unit.kind not in ("file", "section"):
         parts.append(unit.signature)
     if unit.docstring:
@@ -64,11 +74,13 @@ def fts_columns(unit: CodeUnit) -> tuple[str, str, str, str, str, str]:
     Every column holds identifier-split words so BM25 matches ``retry`` in
     ``max_retries``, ``RetryPolicy`` and ``retry_after`` alike.
     """
+    if not FTS_SPLIT_IDENTIFIERS:
+        return (unit.name, unit.qualname, unit.path if FTS_PATH else "", unit.signature, unit.docstring, unit.text)
     words = " ".join(identifier_words(f"{unit.name} {unit.qualname}"))
     return (
         " ".join(identifier_words(unit.name)) + " " + unit.name.lower(),
         words,
-        " ".join(identifier_words(unit.path)),
+        " ".join(identifier_words(unit.path)) if FTS_PATH else "",
         " ".join(identifier_words(unit.signature)),
         unit.docstring,
         " ".join(identifier_words(unit.text)),
