@@ -34,7 +34,7 @@ CHARS_PER_TOKEN = 4
 #: Callee signatures packed per answer.
 MAX_CALLEES = 6
 #: Lines of a class header at most (decorators, bases, docstring, attributes).
-MAX_HEADER_LINES = 20
+MAX_HEADER_LINES = 12
 _CONTAINERS = ("class", "interface", "struct", "trait", "enum")
 
 
