@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
+import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,6 +47,37 @@ def _decode(raw: bytes) -> str:
 
 def _encode(text: str) -> bytes:
     return text.encode("utf-8", "surrogateescape")
+
+
+def path_key(path: str) -> str:
+    """A path as hookgraph stores and prints it: valid UTF-8, however git spells it.
+
+    Paths come from git as bytes, decoded with ``surrogateescape``; a name that
+    is not UTF-8 (``b"caf\\xe9.py"``) would carry lone surrogates, which SQLite
+    text cannot hold. Its undecodable bytes are written as ``\\xNN`` instead;
+    UTF-8 names are returned unchanged. The file's content is still read by
+    blob SHA, so such a file is indexed like any other.
+    """
+    try:
+        path.encode("utf-8")
+        return path
+    except UnicodeEncodeError:
+        return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def safe_relative_path(path: str) -> bool:
+    """Whether ``path`` names something inside a work tree, the way git tracks it.
+
+    Refused: empty, absolute, ``.``/``..``/empty components, NUL, and anything
+    under ``.git`` (git itself never tracks such paths; a stored one was
+    planted). Paths from a database are checked with this before any use.
+    """
+    if not path or "\0" in path or path.startswith("/"):
+        return False
+    for part in path.split("/"):
+        if part in ("", ".", "..") or part.lower() == ".git":
+            return False
+    return True
 
 
 def no_git_env(env: dict[str, str] | None = None) -> dict[str, str]:
@@ -115,7 +148,7 @@ def tree_map(root: Path, rev: str = "HEAD") -> dict[str, Entry]:
         mode, kind, sha, size = meta.split()
         if kind != b"blob" or _decode(mode) not in REGULAR_MODES:
             continue
-        result[_decode(path)] = Entry(_decode(sha), int(size))
+        result[path_key(_decode(path))] = Entry(_decode(sha), int(size))
     return result
 
 
@@ -133,7 +166,7 @@ def index_map(root: Path) -> dict[str, Entry]:
         mode, sha, stage = meta.split()
         if stage != b"0" or _decode(mode) not in REGULAR_MODES:
             continue
-        result[_decode(path)] = Entry(_decode(sha))
+        result[path_key(_decode(path))] = Entry(_decode(sha))
     return result
 
 
@@ -144,9 +177,16 @@ def blob_sha(data: bytes) -> str:
 
 
 def worktree_changes(root: Path) -> list[str]:
-    """Tracked paths whose working-tree file differs from the index (modified or deleted)."""
+    """Tracked paths whose working-tree file differs from the index (modified or deleted).
+
+    As git spells them (``surrogateescape``), so they can be opened; their
+    :func:`path_key` is what the maps and the store use.
+    """
     out = run(["diff-files", "--name-only", "-z"], root)
     return [_decode(p) for p in out.split(b"\0") if p]
+
+
+_OBJECT_NAME = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
 class BlobReader:
@@ -172,7 +212,14 @@ class BlobReader:
         return self._proc
 
     def read(self, sha: str) -> bytes | None:
-        """The blob's bytes, or None when the object is not in this repository."""
+        """The blob's bytes, or None when the object is not in this repository.
+
+        ``sha`` must be an object name (40 or 64 hex digits): a stored one
+        comes from a database, and anything else (``HEAD:path``, a newline
+        that would desynchronise the batch protocol) is refused.
+        """
+        if not _OBJECT_NAME.fullmatch(sha):
+            return None
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
         proc.stdin.write(sha.encode() + b"\n")
@@ -201,18 +248,38 @@ class BlobReader:
 
 
 def read_worktree_file(root: Path, path: str) -> bytes | None:
-    """A tracked file's bytes on disk, refusing anything that leaves the repository."""
-    full = (root / path).resolve()
+    """A tracked file's bytes on disk, refusing anything that leaves the repository.
+
+    Refused: paths that are not plain repository paths (``..``, absolute,
+    ``.git/...``: see :func:`safe_relative_path`), paths that resolve outside
+    the work tree through a symlinked directory, symlinks, and anything that
+    is not a regular file (a FIFO would block, a device never ends).
+    """
+    if not safe_relative_path(path):
+        return None
+    top = root.resolve()
+    full = (top / path).resolve()
     try:
-        full.relative_to(root.resolve())
+        rel = full.relative_to(top)
     except ValueError:
         return None
-    if full.is_symlink() or not full.is_file():
+    if not rel.parts or rel.parts[0].lower() == ".git":
         return None
     try:
-        return full.read_bytes()
+        fd = os.open(top / path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return None  # missing, a symlink (ELOOP), unreadable
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            return f.read()
     except OSError:
         return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
 
 
 def add(root: Path, paths: list[str]) -> None:
