@@ -24,7 +24,10 @@ class LockTimeout(Exception):
 def write_lock(directory: Path, timeout: float = 60.0) -> Iterator[None]:
     """Hold ``directory/lock`` exclusively; raise LockTimeout after ``timeout`` seconds."""
     path = directory / "lock"
-    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:  # O_NOFOLLOW: a planted symlink must not make us create or open a file elsewhere
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    except OSError as exc:
+        raise LockTimeout(f"cannot open the lock file {path} ({exc.strerror or exc}); remove it") from None
     try:
         deadline = time.monotonic() + timeout
         while True:

@@ -47,6 +47,13 @@ class StoreError(Exception):
     """The database cannot be used as it is; the message says what to do."""
 
 
+class UntrustedStoreError(StoreError):
+    """The database holds something hookgraph never writes: planted SQL or paths leaving the repository."""
+
+
+REBUILD = "rebuild it with `hookgraph index --full`"
+
+
 def _migration_1(db: apsw.Connection) -> None:
     db.execute(
         """
@@ -119,7 +126,66 @@ def _migration_2(db: apsw.Connection) -> None:
 
 
 #: Schema migrations, in order; migration N brings the schema to version N.
+#: A database is trusted only if its schema is exactly what these create (see
+#: ``_check_schema``): never edit a released migration's SQL (whitespace
+#: aside), add a new one.
 MIGRATIONS = [_migration_1, _migration_2]
+
+
+def _vec_table_sql(dims: int) -> str:
+    return (
+        f"CREATE VIRTUAL TABLE vec_units USING vec0("
+        f"embedding float[{int(dims)}] distance_metric=cosine, language text)"
+    )
+
+
+_VEC_TABLE_RE = re.compile(
+    r"CREATE VIRTUAL TABLE vec_units USING vec0\(embedding float\[([1-9][0-9]{0,4})\] "
+    r"distance_metric=cosine, language text\)"
+)
+
+#: SQLite's own tables, which may or may not exist (``sqlite_sequence`` stays
+#: after the vec table is dropped by a full rebuild).
+_INTERNAL_TABLES = frozenset({
+    ("table", "sqlite_sequence", "sqlite_sequence", "CREATE TABLE sqlite_sequence(name,seq)"),
+})
+
+_SchemaRow = tuple[str, str, str, "str | None"]
+_REFERENCE: dict[tuple[int, int | None], frozenset[_SchemaRow]] = {}
+
+
+def _schema_rows(db: apsw.Connection) -> set[_SchemaRow]:
+    """``sqlite_master`` as ``(type, name, table, sql)``, SQL whitespace-normalised.
+
+    Reading ``sqlite_master`` runs nothing: it is the one safe look at a
+    database nobody has vetted yet.
+    """
+    return {
+        (str(t), str(n), str(tbl), None if sql is None else " ".join(str(sql).split()))
+        for t, n, tbl, sql in db.execute("SELECT type, name, tbl_name, sql FROM sqlite_master")
+    }
+
+
+def _reference_schema(version: int, dims: int | None) -> frozenset[_SchemaRow]:
+    """What our own migrations (and, with ``dims``, our vec table) create, built once in memory."""
+    key = (version, dims)
+    if key not in _REFERENCE:
+        db = apsw.Connection(":memory:")
+        try:
+            if dims is not None:
+                _load_vec(db)
+            for migration in MIGRATIONS[:version]:
+                migration(db)
+            if dims is not None:
+                db.execute(_vec_table_sql(dims))
+            _REFERENCE[key] = frozenset(_schema_rows(db) - _INTERNAL_TABLES)
+        finally:
+            db.close()
+    return _REFERENCE[key]
+
+
+def _describe(row: _SchemaRow) -> str:
+    return f"{row[0]} {row[1]!r}"
 
 #: How many orphaned embeddings to keep for revival (oldest dropped first).
 VECTOR_CACHE_LIMIT = 2000
@@ -174,43 +240,187 @@ def _load_vec(db: apsw.Connection) -> None:
         db.enable_load_extension(False)
 
 
+#: Files SQLite keeps beside a database; none of them may be a symlink.
+SIDECARS = ("-wal", "-shm", "-journal")
+
+
+def check_no_links(path: Path) -> None:
+    """Refuse a database whose directory, file or sidecar files are symlinks.
+
+    ``.hookgraph/`` lives in the work tree, so a commit can plant a symlink
+    there (``index.db-wal -> ~/.bashrc``); SQLite would follow it, reading or
+    overwriting a file outside the repository.
+    """
+    for candidate in (path.parent, path, *(path.with_name(path.name + s) for s in SIDECARS)):
+        if candidate.is_symlink():
+            raise UntrustedStoreError(
+                f"{candidate} is a symlink: hookgraph never follows links out of "
+                f"{path.parent.name}/ (was it committed by someone?); remove it"
+            )
+    if path.parent.exists() and not path.parent.is_dir():
+        raise StoreError(f"{path.parent} is not a directory: remove it, then run `hookgraph index`")
+
+
+def quarantine(path: Path) -> Path:
+    """Move an unusable database (and its sidecars) aside, for ``index --full``; returns where.
+
+    The WAL must go with it: a stale ``-wal`` beside a new database would be
+    replayed into it.
+    """
+    import time
+
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    dest = path.with_name(f"{path.name}.broken-{stamp}")
+    n = 1
+    while dest.exists():
+        n += 1
+        dest = path.with_name(f"{path.name}.broken-{stamp}-{n}")
+    for suffix in ("", *SIDECARS):
+        source = path.with_name(path.name + suffix)
+        if source.exists() or source.is_symlink():
+            source.rename(dest.with_name(dest.name + suffix))
+    return dest
+
+
 class Store:
-    """An open ``index.db``. Use as a context manager or call ``close()``."""
+    """An open ``index.db``. Use as a context manager or call ``close()``.
+
+    Opening checks, before anything else touches the data: no symlinks
+    (:func:`check_no_links`), a schema version this code knows, and a schema
+    that is exactly the one our migrations create, so nothing planted in a
+    committed database (triggers, views, altered tables) ever runs. Contents
+    (stored paths) are checked by :meth:`check_contents` where they are used.
+    """
 
     def __init__(self, path: Path, *, create: bool = False, readonly: bool = False) -> None:
         self.path = path
+        check_no_links(path)
         if not path.exists():
             if not create:
                 raise StoreError(f"no index at {path}: run `hookgraph index` first")
             path.parent.mkdir(parents=True, exist_ok=True)
         flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
+        flags |= getattr(apsw, "SQLITE_OPEN_NOFOLLOW", 0)
+        self.db = None  # type: ignore[assignment]
         try:
             self.db = apsw.Connection(str(path), flags=flags)
             self.db.setbusytimeout(30_000)
             _load_vec(self.db)
             self.db.execute("PRAGMA trusted_schema=OFF")
+            self.db.execute("PRAGMA cell_size_check=ON")
+            version = self._check_version()
+            self._check_schema(version)
             if not readonly:
                 self.db.execute("PRAGMA journal_mode=WAL")
                 self.db.execute("PRAGMA synchronous=NORMAL")
             self._migrate(readonly)
+            self._check_vectors()
         except apsw.Error as exc:
+            self._close_quietly()
             raise StoreError(
-                f"{path} is not a usable hookgraph database ({exc}); "
-                "rebuild it with `hookgraph index --full`"
+                f"{path} is not a usable hookgraph database ({' '.join(str(exc).split())}): {REBUILD}"
             ) from None
+        except StoreError:
+            self._close_quietly()
+            raise
+
+    def _close_quietly(self) -> None:
+        if self.db is not None:
+            try:
+                self.db.close()
+            except apsw.Error:
+                pass
 
     # -- schema -----------------------------------------------------------------
 
     def _version(self) -> int:
         return int(self.db.execute("PRAGMA user_version").fetchall()[0][0])
 
-    def _migrate(self, readonly: bool) -> None:
+    def _check_version(self) -> int:
         version = self._version()
-        if version > len(MIGRATIONS):
+        if version > len(MIGRATIONS) or version < 0:
             raise StoreError(
                 f"{self.path} was written by a newer hookgraph (schema {version}, this one knows "
                 f"{len(MIGRATIONS)}): upgrade hookgraph or rebuild with `hookgraph index --full`"
             )
+        return version
+
+    def _check_schema(self, version: int) -> None:
+        """Refuse any schema object our migrations would not have created, and any one missing.
+
+        A trigger or view can run SQL (``trusted_schema=OFF`` only stops
+        functions with side effects, not a trigger's plain ``DELETE``); an
+        altered table can carry defaults or checks. So the schema must equal,
+        object for object and statement for statement, what this code makes.
+        """
+        rows = _schema_rows(self.db)
+        dims = None
+        for row in rows:
+            if row[1] == "vec_units":
+                match = _VEC_TABLE_RE.fullmatch(row[3] or "")
+                if row[0] != "table" or not match:
+                    raise UntrustedStoreError(
+                        f"{self.path} is not trustworthy: its vec_units table is not one hookgraph creates "
+                        f"(planted?); hookgraph will not use it: {REBUILD}"
+                    )
+                dims = int(match.group(1))
+        expected = _reference_schema(version, dims)
+        extra = sorted(rows - expected - _INTERNAL_TABLES, key=lambda r: (r[0] not in ("trigger", "view"), r[1]))
+        if extra:
+            names = {r[1] for r in expected}
+            what = _describe(extra[0])
+            why = "altered" if extra[0][1] in names else "which hookgraph never creates (planted?)"
+            more = f" and {len(extra) - 1} more" if len(extra) > 1 else ""
+            raise UntrustedStoreError(
+                f"{self.path} is not trustworthy: it holds {what}{more}, {why}; "
+                f"hookgraph will not use it: {REBUILD}"
+            )
+        missing = sorted(expected - rows)
+        if missing:
+            raise StoreError(f"{self.path} is damaged: {_describe(missing[0])} is missing: {REBUILD}")
+
+    def _check_vectors(self) -> None:
+        """Vectors recorded but their vec table gone: every semantic result would silently vanish."""
+        if not self.has_vector_table() and self.db.execute("SELECT 1 FROM vectors LIMIT 1").fetchall():
+            raise StoreError(f"{self.path} is damaged: its vector table (vec_units) is missing: {REBUILD}")
+
+    def check_contents(self) -> None:
+        """Refuse stored data no sync of ours writes: paths leaving the repository, unknown paths, odd blobs.
+
+        Raises :class:`UntrustedStoreError`. Called where a database's
+        contents are about to be used (a committed snapshot before it seeds
+        the working index, the index before a query prints from it or a sync
+        builds on it), so a ``../../etc/passwd`` row is never read or shown.
+        """
+        from hookgraph.git import safe_relative_path
+
+        for (path,) in self.db.execute("SELECT path FROM files"):
+            if not isinstance(path, str) or not safe_relative_path(path):
+                raise UntrustedStoreError(
+                    f"{self.path} is not trustworthy: it names the path {path!r}, which leaves the "
+                    f"repository; hookgraph will not use it: {REBUILD}"
+                )
+        bad_blob = self.db.execute(
+            "SELECT path FROM files WHERE typeof(blob) != 'text' OR length(blob) NOT IN (40, 64) "
+            "OR blob GLOB '*[^0-9a-f]*' LIMIT 1"
+        ).fetchall()
+        if bad_blob:
+            raise UntrustedStoreError(
+                f"{self.path} is not trustworthy: the blob of {bad_blob[0][0]!r} is not an object name; "
+                f"hookgraph will not use it: {REBUILD}"
+            )
+        for table in ("units", "edges"):
+            stray = self.db.execute(
+                f"SELECT path FROM {table} WHERE path NOT IN (SELECT path FROM files) LIMIT 1"
+            ).fetchall()
+            if stray:
+                raise UntrustedStoreError(
+                    f"{self.path} is not trustworthy: {table} name the path {stray[0][0]!r}, which no "
+                    f"indexed file has; hookgraph will not use it: {REBUILD}"
+                )
+
+    def _migrate(self, readonly: bool) -> None:
+        version = self._check_version()
         if version == len(MIGRATIONS):
             return
         if readonly:
@@ -255,10 +465,13 @@ class Store:
     def ensure_vector_table(self, dims: int) -> None:
         """Create the vec0 table for ``dims``-dimensional vectors (first index only)."""
         if not self.has_vector_table():
-            self.db.execute(
-                f"CREATE VIRTUAL TABLE vec_units USING vec0("
-                f"embedding float[{int(dims)}] distance_metric=cosine, language text)"
-            )
+            self.db.execute(_vec_table_sql(dims))
+
+    def vector_dims(self) -> int | None:
+        """Dimensions of the vec table, from its definition (None when there is none)."""
+        rows = self.db.execute("SELECT sql FROM sqlite_master WHERE name = 'vec_units'").fetchall()
+        match = _VEC_TABLE_RE.fullmatch(" ".join(str(rows[0][0]).split())) if rows else None
+        return int(match.group(1)) if match else None
 
     # -- files ------------------------------------------------------------------
 
@@ -422,6 +635,10 @@ class Store:
         self.db.executemany("DELETE FROM vector_cache WHERE text_hash = ?", ((k,) for k in [text_hash, *keys]))
         if len(parts) != len(keys):
             return None
+        dims = self.vector_dims()
+        sizes = {len(e) if isinstance(e, bytes) else -1 for e in [embedding, *parts.values()]}
+        if dims is not None and sizes != {4 * dims}:
+            return None  # another model's (or a planted) vector: embed the text instead
         import numpy as np
 
         vectors = np.stack([np.frombuffer(e, dtype=np.float32) for e in [embedding, *(parts[k] for k in keys)]])
