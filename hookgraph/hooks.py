@@ -94,6 +94,8 @@ class Outcome:
     seconds: float = 0.0
     error: str | None = None
     args: list[str] = field(default_factory=list)
+    #: Lines the user must see even from a quiet hook (an untrusted snapshot ignored).
+    warnings: list[str] = field(default_factory=list)
 
     def line(self) -> str | None:
         """The one short line for the terminal, or None when there is nothing to say."""
@@ -276,6 +278,7 @@ def run_hook(
 def record_report(outcome: Outcome, report: SyncReport) -> None:
     outcome.added, outcome.modified, outcome.deleted = report.added, report.modified, report.deleted
     outcome.embedded = report.texts_embedded
+    outcome.warnings.extend(report.warnings)
 
 
 def _export_and_stage(root: Path, lock_timeout: float) -> bool:
@@ -351,6 +354,8 @@ def main(hook: str | None, args: list[str], *, strict: bool = False, embedder: A
         print(f"hookgraph: warning: {name} hook skipped: {message} (git goes on)", file=sys.stderr)
         return 0
     log_outcome(outcome)
+    for warning in outcome.warnings:
+        print("hookgraph: warning: " + " ".join(warning.split()), file=sys.stderr)
     line = outcome.line()
     if line and not os.environ.get("HOOKGRAPH_QUIET"):
         print(line, file=sys.stderr)

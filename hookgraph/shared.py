@@ -44,7 +44,7 @@ from pathlib import Path
 from typing import Any
 
 from hookgraph import git
-from hookgraph.store import DB_DIRNAME, DB_FILENAME, Store, StoreError, db_path
+from hookgraph.store import DB_DIRNAME, DB_FILENAME, Store, StoreError, UntrustedStoreError, check_no_links, db_path
 
 CONFIG_FILE = "config.toml"
 SNAPSHOT_FILE = "shared.db"
@@ -87,6 +87,8 @@ def config_path(root: Path) -> Path:
 
 
 def _shared_in(directory: Path) -> bool:
+    if directory.is_symlink() or (directory / CONFIG_FILE).is_symlink():
+        return False  # a planted link: never read through it
     try:
         text = (directory / CONFIG_FILE).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
@@ -126,29 +128,35 @@ def write_shared_setting(root: Path, on: bool) -> None:
 # -- the .hookgraph/ directory ----------------------------------------------------
 
 
-def prepare_directory(directory: Path) -> None:
+def prepare_directory(directory: Path, warnings: list[str] | None = None) -> None:
     """Create ``.hookgraph/`` for the repository's mode; called by every sync.
 
     Default mode: a ``.gitignore`` with ``*`` keeps everything local. Shared
     mode: the shared ``.gitignore`` and ``.gitattributes``, and a missing
-    working index starts as a copy of the committed snapshot.
+    working index starts as a copy of the committed snapshot (unless it is
+    not trustworthy: ``warnings`` then gets one line saying why).
     """
+    check_no_links(directory / DB_FILENAME)  # a symlinked .hookgraph/ would make us write elsewhere
     directory.mkdir(parents=True, exist_ok=True)
     shared = _shared_in(directory)
     ignore = directory / ".gitignore"
-    if not ignore.exists():
+    if not os.path.lexists(ignore):  # lexists: never write through a (dangling) symlink
         ignore.write_text(GITIGNORE_SHARED if shared else GITIGNORE_DEFAULT)
     if shared:
         attributes = directory / ".gitattributes"
-        if not attributes.exists():
+        if not os.path.lexists(attributes):
             attributes.write_text(GITATTRIBUTES)
-        seed_from_snapshot(directory.parent)
+        seed_from_snapshot(directory.parent, warnings)
 
 
 def write_layout(root: Path, shared: bool) -> None:
     """(Re)write ``.gitignore``/``.gitattributes`` for the mode (install and uninstall)."""
     directory = root / DB_DIRNAME
+    check_no_links(directory / DB_FILENAME)
     directory.mkdir(parents=True, exist_ok=True)
+    for name in (".gitignore", ".gitattributes"):
+        if (directory / name).is_symlink():  # replace a link, never write through it
+            (directory / name).unlink()
     (directory / ".gitignore").write_text(GITIGNORE_SHARED if shared else GITIGNORE_DEFAULT)
     attributes = directory / ".gitattributes"
     if shared:
@@ -157,26 +165,45 @@ def write_layout(root: Path, shared: bool) -> None:
         attributes.unlink()
 
 
-def _valid_snapshot(path: Path) -> bool:
+def snapshot_problem(path: Path) -> tuple[str | None, bool]:
+    """Why the snapshot at ``path`` must not be used (one line, or None), and whether it is untrusted.
+
+    Untrusted: a symlink, planted SQL, or stored paths leaving the repository
+    (see :class:`hookgraph.store.Store`). A snapshot is somebody else's data.
+    """
     try:
         with Store(path, readonly=True) as store:
             store.get_meta("model_sha256")
-        return True
-    except (StoreError, OSError):
-        return False
+            store.check_contents()
+        return None, False
+    except UntrustedStoreError as exc:
+        return str(exc), True
+    except (StoreError, OSError) as exc:
+        return str(exc), False
 
 
-def seed_from_snapshot(root: Path) -> bool:
+def _valid_snapshot(path: Path) -> bool:
+    return snapshot_problem(path)[0] is None
+
+
+def seed_from_snapshot(root: Path, warnings: list[str] | None = None) -> bool:
     """Start a missing working index as a copy of the committed snapshot.
 
     Returns True when the working index exists afterwards. The copy is linked
-    into place only if nothing else created the index meanwhile.
+    into place only if nothing else created the index meanwhile. A snapshot
+    that is not trustworthy is never copied; ``warnings`` gets one line.
     """
     live = db_path(root)
     if live.exists():
         return True
     snap = snapshot_path(root)
-    if not snap.is_file() or not _valid_snapshot(snap):
+    if not (snap.is_file() or snap.is_symlink()):
+        return False
+    problem, untrusted = snapshot_problem(snap)
+    if problem is not None:
+        if untrusted and warnings is not None:
+            reason = problem.split(": rebuild it with")[0].split("; hookgraph will not use it")[0]
+            warnings.append(f"ignored the committed snapshot: {reason}; the index is built from the source instead")
         return False
     fd, tmp = tempfile.mkstemp(prefix=".index.db.", dir=live.parent)
     try:
