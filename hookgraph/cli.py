@@ -7,18 +7,35 @@ traceback (set ``HOOKGRAPH_DEBUG=1`` to see one).
 
 from __future__ import annotations
 
-import json
 import os
-import re
+import signal
 import sys
-from collections.abc import Callable
-from functools import wraps
-from pathlib import Path
-from typing import Any, TypeVar
 
-import click
 
-from hookgraph import __version__
+def _interrupted_while_starting(signum: int, frame: object) -> None:
+    """Ctrl-C while Python is still importing hookgraph: nothing is open yet, nothing to undo."""
+    os.write(2, b"hookgraph: interrupted\n")
+    os._exit(130)
+
+
+# Run as a program (``python -m hookgraph.cli`` or the console script), Ctrl-C
+# during the imports below would print Python's traceback; each command hands SIGINT
+# back to KeyboardInterrupt as it starts (_Command.invoke), when it can unwind cleanly.
+if (__name__ == "__main__" or os.path.basename(sys.argv[0] or "") == "hookgraph") and (
+    signal.getsignal(signal.SIGINT) is signal.default_int_handler
+):
+    signal.signal(signal.SIGINT, _interrupted_while_starting)
+
+import json  # noqa: E402
+import re  # noqa: E402
+from collections.abc import Callable  # noqa: E402
+from functools import wraps  # noqa: E402
+from pathlib import Path  # noqa: E402
+from typing import Any, TypeVar  # noqa: E402
+
+import click  # noqa: E402
+
+from hookgraph import __version__  # noqa: E402
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -131,7 +148,24 @@ def _open_store(root: Path):  # type: ignore[no-untyped-def]
     return store
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+def _ctrl_c_unwinds() -> None:
+    """From a command's start on, Ctrl-C raises KeyboardInterrupt: transactions roll back, one line is printed."""
+    if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+
+
+class _Command(click.Command):
+    def invoke(self, ctx: click.Context) -> Any:
+        _ctrl_c_unwinds()  # until here (imports, parsing) the start-up handler exits at once
+        return super().invoke(ctx)
+
+
+class _Group(click.Group):
+    command_class = _Command
+    group_class = type  # subgroups (``hookgraph model``) are _Groups too
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="hookgraph")
 def cli() -> None:
     """A local, always-fresh semantic map of this git repository's code."""

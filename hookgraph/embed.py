@@ -33,6 +33,7 @@ the same word pieces sentence-transformers keeps when it cuts at
 from __future__ import annotations
 
 import bisect
+import contextlib
 import ctypes
 import glob
 import hashlib
@@ -84,6 +85,35 @@ def quiet_llama() -> Any:
         _log_callback = _discard
         llama_cpp.llama_log_set(_log_callback, ctypes.c_void_p(0))
     return llama_cpp
+
+
+@contextlib.contextmanager
+def interrupts_deferred() -> Any:
+    """Hold Ctrl-C while llama.cpp runs; raise it as KeyboardInterrupt right after.
+
+    llama.cpp calls back into Python (the log callback above) while it loads a
+    model or decodes; a KeyboardInterrupt raised inside a ctypes callback is
+    "ignored" with a traceback on stderr, the load fails with stderr still
+    redirected by llama_cpp, and the process exits 1 in silence (issue 7).
+    Catching the signal here and re-raising it in our own code keeps Ctrl-C
+    to one line. Only the main thread can set handlers; elsewhere, and when
+    someone installed their own handler, nothing changes.
+    """
+    import signal
+    import threading
+
+    if (threading.current_thread() is not threading.main_thread()
+            or signal.getsignal(signal.SIGINT) is not signal.default_int_handler):
+        yield
+        return
+    caught: list[int] = []
+    signal.signal(signal.SIGINT, lambda signum, frame: caught.append(signum))
+    try:
+        yield
+    finally:
+        signal.signal(signal.SIGINT, signal.default_int_handler)
+        if caught:
+            raise KeyboardInterrupt
 
 
 def _threads_from_env() -> int | None:
@@ -373,18 +403,19 @@ class Embedder:
                 kwargs["pooling_type"] = self.preset.pooling
             threads = self._fixed_threads or _threads_now(self._ncpu)
             try:
-                self._llama = llama_cpp.Llama(
-                    model_path=str(self._path),
-                    embedding=True,
-                    n_ctx=budget,
-                    n_batch=budget,
-                    n_ubatch=budget,  # a text over n_ubatch aborts the process; none gets there
-                    n_threads=threads,
-                    n_threads_batch=threads,
-                    flash_attn=True,
-                    verbose=False,
-                    **kwargs,
-                )
+                with interrupts_deferred():  # Ctrl-C during the load: one line, not a silent exit 1
+                    self._llama = llama_cpp.Llama(
+                        model_path=str(self._path),
+                        embedding=True,
+                        n_ctx=budget,
+                        n_batch=budget,
+                        n_ubatch=budget,  # a text over n_ubatch aborts the process; none gets there
+                        n_threads=threads,
+                        n_threads_batch=threads,
+                        flash_attn=True,
+                        verbose=False,
+                        **kwargs,
+                    )
                 self._threads = threads
             except (ValueError, RuntimeError, OSError) as exc:
                 raise EmbedderError(
@@ -549,7 +580,8 @@ class Embedder:
             if not self._fixed_threads:
                 self._adapt_threads(model)
             # truncate=False: were the count ever wrong, embed raises instead of aborting.
-            vec = np.asarray(model.embed(full, normalize=False, truncate=False), dtype=np.float32)
+            with interrupts_deferred():
+                vec = np.asarray(model.embed(full, normalize=False, truncate=False), dtype=np.float32)
             if vec.ndim != 1:
                 raise EmbedderError(f"{self._path}: model returned token embeddings; it needs a pooling type")
             norm = float(np.linalg.norm(vec))
