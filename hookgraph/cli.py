@@ -117,6 +117,10 @@ def friendly(func: F) -> F:
                 raise
             if isinstance(exc, _known_errors()):
                 raise UserError(str(exc)) from None
+            if type(exc).__module__ == "apsw":  # SQLite failed on a file that opened: damaged pages or vec chunks
+                from hookgraph.store import DB_DIRNAME, DB_FILENAME, damaged
+
+                raise UserError(str(damaged(Path(DB_DIRNAME) / DB_FILENAME, exc))) from None
             raise UserError(f"internal error: {type(exc).__name__}: {exc} (HOOKGRAPH_DEBUG=1 shows more)") from None
 
     return wrapper  # type: ignore[return-value]

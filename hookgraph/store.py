@@ -54,6 +54,12 @@ class UntrustedStoreError(StoreError):
 REBUILD = "rebuild it with `hookgraph index --full`"
 
 
+def damaged(path: Path, exc: BaseException) -> StoreError:
+    """The error for SQLite failing on a database that opened fine (corrupt pages, garbled vec chunks)."""
+    detail = " ".join(str(exc).split()) or type(exc).__name__
+    return StoreError(f"{path} is damaged or unreadable ({type(exc).__name__}: {detail}): {REBUILD}")
+
+
 def _migration_1(db: apsw.Connection) -> None:
     db.execute(
         """

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 from hookgraph import compose, filters, git
 from hookgraph.lock import write_lock
-from hookgraph.store import Store, StoreError, db_path, quarantine
+from hookgraph.store import Store, StoreError, damaged, db_path, quarantine
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
@@ -133,7 +133,39 @@ def sync(
     store was embedded with another one (the refusal message points here).
     It is a full rebuild in one transaction, so readers keep the old vectors
     until it commits. ``embedder`` defaults to the repository's configured one.
+    SQLite failing on a damaged file becomes a StoreError naming the repair.
     """
+    import apsw
+
+    args = dict(full=full, reembed=reembed, embedder=embedder, progress=progress, lock_timeout=lock_timeout)
+    try:
+        return _sync(root, target, **args)  # type: ignore[arg-type]
+    except apsw.Error as exc:
+        error = damaged(db_path(root), exc)
+        if not (full or reembed):
+            raise error from None
+    # A full rebuild repairs whatever the damage: a file that opened but fails
+    # on its pages is moved aside like one that did not open, and the rebuild
+    # starts again from an empty database.
+    path = db_path(root)
+    with write_lock(path.parent, timeout=lock_timeout):
+        moved = quarantine(path)
+    report = _sync(root, target, **args)  # type: ignore[arg-type]
+    reason = str(error).split(": rebuild it with")[0]
+    report.warnings.insert(0, f"{reason}: moved it aside to {moved.name} and rebuilt the index")
+    return report
+
+
+def _sync(
+    root: Path,
+    target: Target,
+    *,
+    full: bool,
+    reembed: bool,
+    embedder: Embedder | None,
+    progress: ProgressFactory | None,
+    lock_timeout: float,
+) -> SyncReport:
     full = full or reembed
     started = time.perf_counter()
     report = SyncReport(commit=target.commit)
