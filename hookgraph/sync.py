@@ -126,6 +126,7 @@ def sync(
     embedder: Embedder | None = None,
     progress: ProgressFactory | None = None,
     lock_timeout: float = 60.0,
+    database: Path | None = None,
 ) -> SyncReport:
     """Bring ``root``'s store in line with ``target``; returns what was done.
 
@@ -134,20 +135,23 @@ def sync(
     It is a full rebuild in one transaction, so readers keep the old vectors
     until it commits. ``embedder`` defaults to the repository's configured one.
     SQLite failing on a damaged file becomes a StoreError naming the repair.
+    ``database``: write this file instead of ``.hookgraph/index.db`` (the MCP
+    server's private working-tree copy, see :mod:`hookgraph.overlay`).
     """
     import apsw
 
-    args = dict(full=full, reembed=reembed, embedder=embedder, progress=progress, lock_timeout=lock_timeout)
+    args = dict(full=full, reembed=reembed, embedder=embedder, progress=progress, lock_timeout=lock_timeout,
+                database=database)
     try:
         return _sync(root, target, **args)  # type: ignore[arg-type]
     except apsw.Error as exc:
-        error = damaged(db_path(root), exc)
+        error = damaged(database or db_path(root), exc)
         if not (full or reembed):
             raise error from None
     # A full rebuild repairs whatever the damage: a file that opened but fails
     # on its pages is moved aside like one that did not open, and the rebuild
     # starts again from an empty database.
-    path = db_path(root)
+    path = database or db_path(root)
     with write_lock(path.parent, timeout=lock_timeout):
         moved = quarantine(path)
     report = _sync(root, target, **args)  # type: ignore[arg-type]
@@ -165,11 +169,12 @@ def _sync(
     embedder: Embedder | None,
     progress: ProgressFactory | None,
     lock_timeout: float,
+    database: Path | None,
 ) -> SyncReport:
     full = full or reembed
     started = time.perf_counter()
     report = SyncReport(commit=target.commit)
-    path = db_path(root)
+    path = database or db_path(root)
     _ensure_dir(path.parent, report.warnings)
     with write_lock(path.parent, timeout=lock_timeout), _open(path, full, report) as store:
         if not full:
