@@ -133,9 +133,10 @@ def _root() -> Path:
 
 
 def _open_store(root: Path):  # type: ignore[no-untyped-def]
-    from hookgraph.store import Store, db_path
+    from hookgraph.store import Store, check_no_links, db_path
 
     path = db_path(root)
+    check_no_links(path)  # a planted .hookgraph -> elsewhere is refused before anything is looked up
     warnings: list[str] = []
     if not path.exists():
         from hookgraph.shared import seed_from_snapshot

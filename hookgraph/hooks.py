@@ -263,7 +263,8 @@ def run_hook(
     if outcome.shared:
         shared.configure_merge_driver(root)
         outcome.imported = shared.top_up_vectors(
-            root, target.entries, [shared.snapshot_path(root)], _vector_sources(root, gitdir, hook), lock_timeout
+            root, target.entries, [shared.snapshot_path(root)], _vector_sources(root, gitdir, hook), lock_timeout,
+            outcome.warnings,
         )
     report = sync(root, target, embedder=embedder, lock_timeout=lock_timeout)
     record_report(outcome, report)

@@ -165,16 +165,17 @@ def write_layout(root: Path, shared: bool) -> None:
         attributes.unlink()
 
 
-def snapshot_problem(path: Path) -> tuple[str | None, bool]:
+def snapshot_problem(path: Path, root: Path | None = None) -> tuple[str | None, bool]:
     """Why the snapshot at ``path`` must not be used (one line, or None), and whether it is untrusted.
 
     Untrusted: a symlink, planted SQL, or stored paths leaving the repository
-    (see :class:`hookgraph.store.Store`). A snapshot is somebody else's data.
+    (see :class:`hookgraph.store.Store`; with ``root``, also paths through a
+    symlink of that work tree). A snapshot is somebody else's data.
     """
     try:
         with Store(path, readonly=True) as store:
             store.get_meta("model_sha256")
-            store.check_contents()
+            store.check_contents(root)
         return None, False
     except UntrustedStoreError as exc:
         return str(exc), True
@@ -199,7 +200,7 @@ def seed_from_snapshot(root: Path, warnings: list[str] | None = None) -> bool:
     snap = snapshot_path(root)
     if not (snap.is_file() or snap.is_symlink()):
         return False
-    problem, untrusted = snapshot_problem(snap)
+    problem, untrusted = snapshot_problem(snap, root)
     if problem is not None:
         if untrusted and warnings is not None:
             reason = problem.split(": rebuild it with")[0].split("; hookgraph will not use it")[0]
@@ -397,7 +398,7 @@ def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
 
 
 def top_up_vectors(root: Path, entries: dict[str, git.Entry], files: list[Path], revs: list[str],
-                   lock_timeout: float) -> int:
+                   lock_timeout: float, warnings: list[str] | None = None) -> int:
     """Before a sync: cache the vectors the snapshots hold for every file about to change.
 
     ``files`` are snapshot files, ``revs`` commits whose committed snapshot is
@@ -407,7 +408,7 @@ def top_up_vectors(root: Path, entries: dict[str, git.Entry], files: list[Path],
     from hookgraph.lock import write_lock
 
     live = db_path(root)
-    prepare_directory(live.parent)  # a clone's first sync starts from the snapshot
+    prepare_directory(live.parent, warnings)  # a clone's first sync starts from the snapshot
     if live.exists():
         with Store(live, readonly=True) as store:
             changed = diff_maps(store.file_map(), entries)

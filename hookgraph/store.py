@@ -390,21 +390,34 @@ class Store:
         if not self.has_vector_table() and self.db.execute("SELECT 1 FROM vectors LIMIT 1").fetchall():
             raise StoreError(f"{self.path} is damaged: its vector table (vec_units) is missing: {REBUILD}")
 
-    def check_contents(self) -> None:
+    def check_contents(self, root: Path | None = None) -> None:
         """Refuse stored data no sync of ours writes: paths leaving the repository, unknown paths, odd blobs.
 
         Raises :class:`UntrustedStoreError`. Called where a database's
         contents are about to be used (a committed snapshot before it seeds
         the working index, the index before a query prints from it or a sync
         builds on it), so a ``../../etc/passwd`` row is never read or shown.
+        With ``root`` (a snapshot about to seed that work tree), a path under
+        a directory that is a symlink there is refused too: git never tracks
+        files through a symlink, so such a row was planted.
         """
         from hookgraph.git import safe_relative_path
 
+        parents: set[str] = set()
         for (path,) in self.db.execute("SELECT path FROM files"):
             if not isinstance(path, str) or not safe_relative_path(path):
                 raise UntrustedStoreError(
                     f"{self.path} is not trustworthy: it names the path {path!r}, which leaves the "
                     f"repository; hookgraph will not use it: {REBUILD}"
+                )
+            if root is not None:
+                parts = path.split("/")[:-1]
+                parents.update("/".join(parts[: n + 1]) for n in range(len(parts)))
+        for parent in sorted(parents):
+            if (root / parent).is_symlink():  # type: ignore[operator]
+                raise UntrustedStoreError(
+                    f"{self.path} is not trustworthy: it names files under {parent!r}, a symlink git "
+                    f"cannot track files through; hookgraph will not use it: {REBUILD}"
                 )
         bad_blob = self.db.execute(
             "SELECT path FROM files WHERE typeof(blob) != 'text' OR length(blob) NOT IN (40, 64) "
