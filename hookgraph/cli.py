@@ -146,6 +146,10 @@ def _open_store(root: Path):  # type: ignore[no-untyped-def]
         raise UserError(f"no index in {root}: run `hookgraph index` first" + "".join(f" ({w})" for w in warnings))
     store = Store(path)
     try:
+        # One read transaction for the whole command: a query (FTS, then the
+        # model loads, then KNN, then the graph) or a status report reads one
+        # sync's state, never parts of two while hooks write (WAL keeps it).
+        store.db.execute("BEGIN")
         store.check_contents()  # nothing a planted row names is ever read or printed
     except BaseException:
         store.close()
