@@ -427,7 +427,7 @@ def _register_extra_commands() -> None:
     """Commands that live in their own modules (one module per command family)."""
     from importlib import import_module
 
-    for name in ("hookgraph.cli_hooks", "hookgraph.cli_model"):
+    for name in ("hookgraph.cli_hooks", "hookgraph.cli_model", "hookgraph.cli_graph", "hookgraph.cli_mcp"):
         try:
             module = import_module(name)
         except ImportError:  # pragma: no cover - present in every release

@@ -177,7 +177,11 @@ def find_symbol(store: Store, symbol: str) -> list[UnitRow]:
 
 def callees(store: Store, symbol: str) -> list[Link]:
     """What the units named ``symbol`` call, resolved to our definitions where we have them."""
-    units = find_symbol(store, symbol)
+    return callees_of(store, find_symbol(store, symbol))
+
+
+def callees_of(store: Store, units: list[UnitRow]) -> list[Link]:
+    """What these units call, resolved to our definitions where we have them (None: not ours)."""
     by_id = {u.id: u for u in units}
     links: list[Link] = []
     seen: set[tuple[str, int, str]] = set()
@@ -196,7 +200,11 @@ def callees(store: Store, symbol: str) -> list[Link]:
 
 def callers(store: Store, symbol: str) -> list[Link]:
     """Units whose calls resolve to any unit named ``symbol``."""
-    units = find_symbol(store, symbol)
+    return callers_of(store, find_symbol(store, symbol))
+
+
+def callers_of(store: Store, units: list[UnitRow]) -> list[Link]:
+    """Units whose calls resolve to any of these units."""
     wanted = {u.id for u in units}
     names = {u.name for u in units}
     scripts = any(u.language in ("javascript", "typescript", "tsx", "jsx") for u in units)
