@@ -1,0 +1,51 @@
+"""``hookgraph mcp``: serve the index to coding agents over the Model Context Protocol (stdio).
+
+Registered on the main group by :func:`hookgraph.cli._register_extra_commands`.
+Importing this module costs click only: the ``mcp`` SDK is imported when the
+server starts (see :mod:`hookgraph.mcp_server`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def register(cli: click.Group) -> None:
+    """Add ``mcp`` to the ``hookgraph`` group."""
+    from hookgraph.cli import UserError, friendly
+
+    @cli.command()
+    @click.option("--repo", "repo", type=click.Path(file_okay=False, path_type=Path), default=None,
+                  help="The repository to serve (default: the one containing the current directory). "
+                       "MCP clients often start servers elsewhere: pass it in their config.")
+    @click.option("--no-sync", is_flag=True,
+                  help="Answer from the index as it is and list the paths where it differs from the working tree, "
+                       "instead of syncing a private copy to the working tree before each answer.")
+    @click.option("--max-sync", "max_sync", default=200, show_default=True, type=click.IntRange(0, 100_000),
+                  help="Sync at most this many changed files on the fly; more are reported as stale.")
+    @friendly
+    def mcp(repo: Path | None, no_sync: bool, max_sync: int) -> None:
+        """Serve search, context, callers, callees and status to an MCP client over stdio.
+
+        \b
+        Register it with a client, e.g. in its mcpServers config:
+          {"mcpServers": {"hookgraph": {"command": "hookgraph",
+                                        "args": ["mcp", "--repo", "/path/to/repo"]}}}
+        """
+        from hookgraph.git import repo_root
+        from hookgraph.store import db_path
+
+        root = repo_root(repo if repo is not None else Path.cwd())
+        if not db_path(root).exists():
+            from hookgraph.shared import seed_from_snapshot
+
+            seed_from_snapshot(root)
+        if not db_path(root).exists():
+            raise UserError(f"no index in {root}: run `hookgraph index` there first")
+        try:
+            from hookgraph.mcp_server import serve
+        except ImportError as exc:
+            raise UserError(f"the MCP SDK is not installed ({exc}): pip install 'mcp>=2,<3'") from None
+        serve(root, sync=not no_sync, max_sync_files=max_sync)

@@ -1,0 +1,381 @@
+"""``hookgraph mcp``: the index as tools for coding agents, over the Model Context Protocol (stdio).
+
+Built on the official ``mcp`` SDK, 2.x (``mcp.server.mcpserver.MCPServer``;
+1.x called it ``FastMCP``). Imported only by ``hookgraph mcp``: no other
+command pays for the SDK.
+
+One process serves one repository and keeps the embedding model loaded
+between calls. Before each answer it syncs a private copy of the index to the
+working tree (see :mod:`hookgraph.overlay` for why a copy and not the index),
+so answers describe the files as they are on disk; every answer says so in
+``indexed_commit``, ``uncommitted_paths`` and ``stale_paths``.
+
+Tools (each returns one JSON object, as ``structuredContent`` with an output
+schema and as JSON text):
+
+* ``search(query, top, path, lang)``: ``ask --json``'s fields (``query``,
+  ``indexed_commit``, ``stale_paths``, ``results``) plus ``uncommitted_paths``;
+* ``context(query, budget, top, path, lang)``: the packed code for a question
+  within ``budget`` tokens (``text``), its pieces and the tokens used;
+* ``callers(symbol)`` / ``callees(symbol)``: the call sites, ``callers --json``'s fields;
+* ``status()``: the index's commit and staleness against HEAD, the working
+  tree's edits, the model, counts, and this server's state.
+
+A bad argument (wrong type, out of range, unknown language, unknown symbol)
+is a tool error (``isError: true`` with a one-line message), never a crash.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated, Any
+
+from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.exceptions import ToolError
+from pydantic import Field
+from typing_extensions import TypedDict
+
+from hookgraph import __version__
+from hookgraph.overlay import View, Workspace
+
+INSTRUCTIONS = """\
+hookgraph answers questions about the code of one git repository from a local index \
+(tree-sitter units, call/import/inherit edges, local embeddings). Use `search` for \
+"where is X done?" questions or identifiers, `context` to get the relevant code packed \
+within a token budget, `callers`/`callees` for who calls what, `status` for freshness. \
+Answers reflect the working tree as it is on disk, uncommitted edits included; \
+`stale_paths` lists any path whose answer may be out of date."""
+
+
+class Result(TypedDict):
+    """One ranked unit, as ``hookgraph ask --json`` spells it."""
+
+    path: str
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    score: float
+    lexical: float | None
+    semantic: float | None
+    graph: float | None
+    snippet: str
+
+
+class SearchOutput(TypedDict):
+    query: str
+    indexed_commit: str | None
+    stale_paths: list[str]
+    uncommitted_paths: list[str]
+    results: list[Result]
+
+
+class Piece(TypedDict):
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    role: str
+    cut: bool
+
+
+class ContextOutput(TypedDict):
+    query: str
+    budget: int
+    tokens: int
+    indexed_commit: str | None
+    stale_paths: list[str]
+    uncommitted_paths: list[str]
+    pieces: list[Piece]
+    text: str
+
+
+class Link(TypedDict):
+    symbol: str
+    path: str | None
+    start_line: int | None
+    end_line: int | None
+    kind: str | None
+    call_path: str
+    call_line: int
+    expression: str
+
+
+class CallersOutput(TypedDict):
+    symbol: str
+    indexed_commit: str | None
+    stale_paths: list[str]
+    uncommitted_paths: list[str]
+    callers: list[Link]
+
+
+class CalleesOutput(TypedDict):
+    symbol: str
+    indexed_commit: str | None
+    stale_paths: list[str]
+    uncommitted_paths: list[str]
+    callees: list[Link]
+
+
+class Model(TypedDict):
+    name: str | None
+    sha256: str | None
+    dims: int | None
+    loaded: bool
+
+
+class Counts(TypedDict):
+    files: int
+    units: int
+    vectors: int
+    edges: int
+
+
+class ServerState(TypedDict):
+    pid: int
+    calls: int
+    model_loads: int
+    sync: bool
+    max_sync_files: int
+
+
+class StatusOutput(TypedDict):
+    root: str
+    indexed_commit: str | None
+    head: str | None
+    fresh: bool
+    stale_vs_head: list[str]
+    uncommitted_paths: list[str]
+    stale_paths: list[str]
+    synced: bool
+    files_synced: int
+    note: str | None
+    seconds: float
+    model: Model
+    counts: Counts
+    server: ServerState
+
+
+Query = Annotated[str, Field(min_length=1, max_length=2000, description="A question in plain words, or an identifier.")]
+Top = Annotated[int, Field(ge=1, le=100, description="How many results.")]
+PathGlob = Annotated[str | None, Field(max_length=500,
+                                       description="Only paths matching this glob or under this folder (e.g. 'src/').")]
+Lang = Annotated[str | None, Field(max_length=40, description="Only this language (python, go, rust, ...).")]
+Symbol = Annotated[str, Field(min_length=1, max_length=500,
+                              description="A function, method or class: a name or Class.method.")]
+Budget = Annotated[int, Field(ge=50, le=200_000, description="Token budget of the packed context (chars / 4).")]
+
+
+def _freshness(view: View) -> dict[str, Any]:
+    return {
+        "indexed_commit": view.indexed_commit,
+        "stale_paths": view.stale_paths,
+        "uncommitted_paths": view.uncommitted_paths,
+    }
+
+
+def _link(link: Any) -> dict[str, Any]:
+    u = link.unit
+    return {
+        "symbol": u.qualname if u else link.name,
+        "path": u.path if u else None,
+        "start_line": u.start_line if u else None,
+        "end_line": u.end_line if u else None,
+        "kind": u.kind if u else None,
+        "call_path": link.call_path,
+        "call_line": link.call_line,
+        "expression": link.expression,
+    }
+
+
+class Tools:
+    """The tools' bodies, SDK-free: each refreshes the view, answers, and turns our errors into ToolError."""
+
+    def __init__(self, workspace: Workspace) -> None:
+        self.ws = workspace
+
+    def _run(self, answer: Any) -> Any:
+        from hookgraph.embed import EmbedderError
+        from hookgraph.git import GitError
+        from hookgraph.graph import SymbolNotFound
+        from hookgraph.lock import LockTimeout
+        from hookgraph.overlay import OverlayError
+        from hookgraph.store import StoreError
+        from hookgraph.sync import SyncError
+
+        with self.ws.lock:
+            try:
+                view = self.ws.refresh()
+                with self.ws.reader() as store:
+                    return answer(store, view)
+            except ToolError:
+                raise
+            except (SymbolNotFound, OverlayError, StoreError, SyncError, GitError, EmbedderError, LockTimeout) as exc:
+                raise ToolError(" ".join(str(exc).split())) from None
+            except Exception as exc:
+                if os.environ.get("HOOKGRAPH_DEBUG"):
+                    raise
+                raise ToolError(f"internal error: {type(exc).__name__}: {exc}") from None
+
+    @staticmethod
+    def _check(query: str | None = None, lang: str | None = None) -> None:
+        if query is not None and not query.strip():
+            raise ToolError("the query is empty: ask a question or name an identifier")
+        if lang:
+            from hookgraph.languages import REGISTRY
+
+            if lang not in REGISTRY:
+                raise ToolError(f"unknown language {lang!r}: use one of {', '.join(sorted(REGISTRY))}")
+
+    def _search(self, store: Any, query: str, top: int, path: str | None, lang: str | None) -> list[Any]:
+        from hookgraph.search import search
+
+        return search(store, query, top=top, embedder=self.ws.embedder(store), path_glob=path or None,
+                      language=lang or None)
+
+    def search(self, query: str, top: int = 10, path: str | None = None, lang: str | None = None) -> dict[str, Any]:
+        from hookgraph.output import result_record
+
+        self._check(query, lang)
+
+        def answer(store: Any, view: View) -> dict[str, Any]:
+            results = self._search(store, query, top, path, lang)
+            return {"query": query, **_freshness(view), "results": [result_record(r) for r in results]}
+
+        return self._run(answer)
+
+    def context(self, query: str, budget: int = 2000, top: int = 10, path: str | None = None,
+                lang: str | None = None) -> dict[str, Any]:
+        from hookgraph.pack import build_pack, estimate_tokens, render_pack
+
+        self._check(query, lang)
+
+        def answer(store: Any, view: View) -> dict[str, Any]:
+            results = self._search(store, query, top, path, lang)
+            pieces = build_pack(self.ws.root, store, results, budget)
+            text = render_pack(pieces)
+            return {
+                "query": query,
+                "budget": budget,
+                "tokens": estimate_tokens(text),
+                **_freshness(view),
+                "pieces": [
+                    {"path": p.path, "start_line": p.start_line, "end_line": p.end_line, "symbol": p.symbol,
+                     "kind": p.kind, "role": p.role, "cut": p.cut}
+                    for p in pieces
+                ],
+                "text": text,
+            }
+
+        return self._run(answer)
+
+    def callers(self, symbol: str) -> dict[str, Any]:
+        from hookgraph.graph import callers
+
+        self._check(symbol)
+        return self._run(lambda store, view: {"symbol": symbol, **_freshness(view),
+                                              "callers": [_link(link) for link in callers(store, symbol)]})
+
+    def callees(self, symbol: str) -> dict[str, Any]:
+        from hookgraph.graph import callees
+
+        self._check(symbol)
+        return self._run(lambda store, view: {"symbol": symbol, **_freshness(view),
+                                              "callees": [_link(link) for link in callees(store, symbol)]})
+
+    def status(self) -> dict[str, Any]:
+        def answer(store: Any, view: View) -> dict[str, Any]:
+            counts = store.counts()
+            dims = store.get_meta("dims")
+            return {
+                "root": str(self.ws.root),
+                **view.to_json(),
+                "fresh": bool(view.head and view.indexed_commit == view.head and not view.stale_vs_head),
+                "model": {
+                    "name": store.get_meta("model_name"),
+                    "sha256": store.get_meta("model_sha256"),
+                    "dims": int(dims) if dims and dims.isdigit() else None,
+                    "loaded": self.ws.model_loads > 0,
+                },
+                "counts": {
+                    "files": sum(counts["files"].values()),
+                    "units": sum(counts["units"].values()),
+                    "vectors": counts["vectors"],
+                    "edges": sum(counts["edges"].values()),
+                },
+                "server": {
+                    "pid": os.getpid(),
+                    "calls": self.ws.calls,
+                    "model_loads": self.ws.model_loads,
+                    "sync": self.ws.sync_enabled,
+                    "max_sync_files": self.ws.max_sync_files,
+                },
+            }
+
+        return self._run(answer)
+
+
+def build_server(workspace: Workspace) -> MCPServer:
+    """The MCP server with hookgraph's five tools bound to ``workspace``."""
+    tools = Tools(workspace)
+    server: MCPServer = MCPServer("hookgraph", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+
+    @server.tool()
+    def search(query: Query, top: Top = 10, path: PathGlob = None, lang: Lang = None) -> SearchOutput:
+        """Ranked code units for a question or an identifier (hybrid: BM25 + embeddings + call graph).
+
+        Returns `hookgraph ask --json`'s object: query, indexed_commit, stale_paths and results
+        (path, symbol, kind, start_line, end_line (1-based, inclusive), score, lexical, semantic,
+        graph, snippet), plus uncommitted_paths (working-tree edits the results already include).
+        """
+        return tools.search(query, top, path, lang)  # type: ignore[return-value]
+
+    @server.tool()
+    def context(query: Query, budget: Budget = 2000, top: Top = 10, path: PathGlob = None,
+                lang: Lang = None) -> ContextOutput:
+        """The code that answers a question, packed to fit a token budget.
+
+        The best units' code, their class headers and the signatures of what they call, grouped
+        by file. Returns text (the pack, '## path:lines  symbol  (kind)' headers), pieces
+        (what was packed), tokens (estimated as chars / 4), and the freshness fields.
+        """
+        return tools.context(query, budget, top, path, lang)  # type: ignore[return-value]
+
+    @server.tool()
+    def callers(symbol: Symbol) -> CallersOutput:
+        """Who calls SYMBOL: each call site (call_path, call_line, expression) and the calling unit."""
+        return tools.callers(symbol)  # type: ignore[return-value]
+
+    @server.tool()
+    def callees(symbol: Symbol) -> CalleesOutput:
+        """What SYMBOL calls: each call site, resolved to this repository's definition (path null if not ours)."""
+        return tools.callees(symbol)  # type: ignore[return-value]
+
+    @server.tool()
+    def status() -> StatusOutput:
+        """How fresh the index is: the commit it describes, paths stale against HEAD, the working tree's
+        uncommitted edits (included in answers), paths whose answers may be out of date, model and counts."""
+        return tools.status()  # type: ignore[return-value]
+
+    return server
+
+
+def serve(root: Path, *, sync: bool = True, max_sync_files: int = 200) -> None:
+    """Run the stdio server until the client closes stdin."""
+    import signal
+
+    workspace = Workspace(root, sync=sync, max_sync_files=max_sync_files)
+
+    def terminated(signum: int, frame: object) -> None:
+        # Clients end a server with SIGTERM when it does not leave after stdin closes:
+        # remove the private copy of the index (the repository's code) on the way out.
+        workspace.close()
+        os._exit(0)
+
+    signal.signal(signal.SIGTERM, terminated)
+    try:
+        build_server(workspace).run("stdio")
+    finally:
+        workspace.close()

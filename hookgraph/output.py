@@ -1,0 +1,159 @@
+"""How ``hookgraph ask`` prints its answers: text, JSON, JSON lines, vimgrep.
+
+* ``text`` (default): ``path:start-end  symbol  (kind)`` and a one-line
+  snippet, for people; coloured only when stdout is a terminal and
+  ``NO_COLOR`` is not set (https://no-color.org), never when ``TERM=dumb``;
+* ``json``: the documented contract, one object (``--json`` is the same);
+* ``jsonl``: one result object per line (the contract's result fields), for
+  ``jq`` and line-oriented tools; freshness notes go to stderr as in ``text``;
+* ``vimgrep``: ``path:line:col:text`` like ``rg --vimgrep``, for ``:cexpr``,
+  Emacs ``grep-mode``, VS Code problem matchers: line is the unit's first
+  line, col the 1-based byte column of its name on that line in the working
+  tree file (1 when it is not there).
+
+Everything printed for people goes through :func:`hookgraph.cli.shown`:
+paths, names and snippets come from the repository and from a database that
+may have been committed by someone else, and a terminal must not act on them.
+The JSON formats escape control characters by construction.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Iterator
+from pathlib import Path
+from typing import IO, Any
+
+FORMATS = ("text", "json", "jsonl", "vimgrep")
+
+
+def result_record(r: Any) -> dict[str, Any]:
+    """One result as the ``--json`` contract spells it."""
+    from hookgraph.compose import snippet
+
+    u = r.unit
+    return {
+        "path": u.path,
+        "symbol": u.qualname,
+        "kind": u.kind,
+        "start_line": u.start_line,
+        "end_line": u.end_line,
+        "score": round(r.score, 6),
+        "lexical": None if r.lexical is None else round(r.lexical, 6),
+        "semantic": None if r.semantic is None else round(r.semantic, 6),
+        "graph": None if r.graph is None else round(r.graph, 6),
+        "snippet": snippet(u.signature, u.docstring),
+    }
+
+
+def ask_payload(query: str, indexed_commit: str | None, stale_paths: list[str], results: list[Any]) -> dict[str, Any]:
+    """The ``ask --json`` object: ``query``, ``indexed_commit``, ``stale_paths``, ``results``."""
+    return {
+        "query": query,
+        "indexed_commit": indexed_commit,
+        "stale_paths": stale_paths,
+        "results": [result_record(r) for r in results],
+    }
+
+
+def colour_wanted(stream: IO[str]) -> bool:
+    """Colour only for a terminal, and never when ``NO_COLOR`` is set (to anything) or ``TERM=dumb``."""
+    if os.environ.get("NO_COLOR") or os.environ.get("TERM") == "dumb":
+        return False
+    try:
+        return stream.isatty()
+    except (AttributeError, ValueError):
+        return False
+
+
+def text_lines(results: list[Any], colour: bool) -> Iterator[str]:
+    """The people's format: a header line per result and its snippet, indented."""
+    import click
+
+    from hookgraph.cli import shown
+    from hookgraph.compose import snippet
+
+    def paint(text: str, **style: Any) -> str:
+        return click.style(text, **style) if colour else text
+
+    for r in results:
+        u = r.unit
+        yield (
+            f"{paint(shown(u.path), fg='magenta')}:{paint(f'{u.start_line}-{u.end_line}', fg='green')}"
+            f"  {paint(shown(u.qualname), bold=True)}  {paint(f'({shown(u.kind)})', fg='cyan')}"
+        )
+        line = snippet(u.signature, u.docstring)
+        if line:
+            yield f"    {shown(line)}"
+
+
+def jsonl_lines(results: list[Any]) -> Iterator[str]:
+    for r in results:
+        yield json.dumps(result_record(r), ensure_ascii=False)
+
+
+def vimgrep_lines(root: Path, results: list[Any]) -> Iterator[str]:
+    """``path:line:col:symbol (kind) snippet`` per result; one line each, whatever the text holds."""
+    from hookgraph.cli import shown
+    from hookgraph.compose import snippet
+
+    columns = _NameColumns(root)
+    for r in results:
+        u = r.unit
+        text = f"{u.qualname} ({u.kind})"
+        line = snippet(u.signature, u.docstring)
+        if line:
+            text += f" {line}"
+        yield f"{shown(u.path)}:{u.start_line}:{columns.column(u.path, u.start_line, u.name)}:{shown(text)}"
+
+
+class _NameColumns:
+    """The 1-based byte column of a name on a line of a working-tree file (1 when absent)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.files: dict[str, list[bytes]] = {}
+
+    def column(self, path: str, line: int, name: str) -> int:
+        if path not in self.files:
+            from hookgraph.git import read_worktree_file
+
+            self.files[path] = (read_worktree_file(self.root, path) or b"").splitlines()
+        lines = self.files[path]
+        if not name or not 1 <= line <= len(lines):
+            return 1
+        at = lines[line - 1].find(name.encode("utf-8", "surrogateescape"))
+        return at + 1 if at >= 0 else 1
+
+
+def print_results(
+    fmt: str,
+    query: str,
+    indexed_commit: str | None,
+    stale_paths: list[str],
+    results: list[Any],
+    root: Path,
+) -> None:
+    """Print ``ask``'s answers in ``fmt`` (one of :data:`FORMATS`) to stdout; notes to stderr."""
+    import sys
+
+    import click
+
+    if fmt == "json":
+        payload = ask_payload(query, indexed_commit, stale_paths, results)
+        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
+        return
+    if stale_paths:
+        click.echo(f"note: {len(stale_paths)} paths changed since the last index (run `hookgraph index`)", err=True)
+    if fmt == "jsonl":
+        lines: Iterator[str] = jsonl_lines(results)
+    elif fmt == "vimgrep":
+        lines = vimgrep_lines(root, results)
+    else:
+        colour = colour_wanted(sys.stdout)
+        for line in text_lines(results, colour):
+            click.echo(line, color=colour)
+        return
+    for line in lines:
+        click.echo(line)

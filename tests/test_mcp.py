@@ -1,0 +1,266 @@
+"""``hookgraph mcp`` as an agent meets it: a real subprocess, the SDK's own client over stdio."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+from tests.conftest import clean_env, commit_all, git, make_repo, run_cli, write_files  # noqa: E402
+
+APP = '''"""Tiny web app."""
+
+
+def fetch_page(url, attempts=3):
+    """Download a page, trying again when the network fails."""
+    for attempt in range(attempts):
+        try:
+            return open_connection(url).read()
+        except OSError:
+            wait_a_little(attempt)
+    raise OSError(url)
+
+
+def open_connection(url):
+    return url
+
+
+def wait_a_little(attempt):
+    return attempt
+
+
+class Cache:
+    """Keeps pages in memory."""
+
+    def lookup(self, url):
+        return fetch_page(url)
+'''
+
+INVOICE = '''
+
+def compute_invoice_total(lines, tax_rate):
+    """Sum the invoice lines and add the sales tax."""
+    return sum(lines) * (1 + tax_rate)
+'''
+
+TOOLS = {"search", "context", "callers", "callees", "status"}
+CONTRACT_RESULT_FIELDS = {"path", "symbol", "kind", "start_line", "end_line", "score", "lexical", "semantic",
+                          "graph", "snippet"}
+
+Session = Callable[[str, dict[str, Any]], Awaitable[Any]]
+
+
+def serve(repo: Path, body: Callable[[ClientSession, Session], Awaitable[None]], *args: str,
+          cwd: Path | None = None) -> None:
+    """Start ``hookgraph mcp`` in ``repo`` and run ``body`` against it with the SDK's client."""
+
+    async def main() -> None:
+        params = StdioServerParameters(
+            command=sys.executable,
+            args=["-m", "hookgraph.cli", "mcp", *args],
+            env=clean_env(),
+            cwd=str(cwd or repo),
+        )
+        async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+
+            async def call(name: str, arguments: dict[str, Any]) -> Any:
+                with anyio.fail_after(120):
+                    return await session.call_tool(name, arguments)
+
+            await body(session, call)
+
+    anyio.run(main)
+
+
+def ok(result: Any) -> dict[str, Any]:
+    """The structured answer of a successful call; its text content is the same JSON."""
+    assert not result.is_error, result.content[0].text
+    assert json.loads(result.content[0].text) == result.structured_content
+    return result.structured_content
+
+
+def head(repo: Path) -> str:
+    return git(repo, "rev-parse", "HEAD").strip()
+
+
+@pytest.fixture(scope="module")
+def app_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo = make_repo(tmp_path_factory.mktemp("mcp") / "app", {"app.py": APP})
+    run_cli(repo, "index", check=True)
+    return repo
+
+
+def test_lists_the_tools_and_answers_each_one(app_repo: Path) -> None:
+    commit = head(app_repo)
+
+    async def body(session: ClientSession, call: Session) -> None:
+        listed = (await session.list_tools()).tools
+        assert {t.name for t in listed} == TOOLS
+        for tool in listed:
+            assert tool.description and tool.output_schema, tool.name
+
+        found = ok(await call("search", {"query": "retry a download after a network error", "top": 3}))
+        assert set(found) == {"query", "indexed_commit", "stale_paths", "uncommitted_paths", "results"}
+        assert found["indexed_commit"] == commit and found["stale_paths"] == [] and found["uncommitted_paths"] == []
+        assert 1 <= len(found["results"]) <= 3
+        best = found["results"][0]
+        assert set(best) == CONTRACT_RESULT_FIELDS
+        assert (best["path"], best["symbol"], best["kind"]) == ("app.py", "fetch_page", "function")
+        assert (best["start_line"], best["end_line"]) == (4, 11)
+
+        method = ok(await call("search", {"query": "lookup", "top": 1, "path": "app.py", "lang": "python"}))
+        assert method["results"][0]["symbol"] == "Cache.lookup"
+
+        packed = ok(await call("context", {"query": "retry a download", "budget": 150}))
+        assert "def fetch_page" in packed["text"]
+        assert 0 < packed["tokens"] <= 150
+        assert packed["pieces"][0] == {"path": "app.py", "start_line": 4, "end_line": 11, "symbol": "fetch_page",
+                                       "kind": "function", "role": "code", "cut": False}
+
+        callers = ok(await call("callers", {"symbol": "fetch_page"}))
+        assert [(c["symbol"], c["call_path"], c["call_line"]) for c in callers["callers"]] == [
+            ("Cache.lookup", "app.py", 26)
+        ]
+        callees = ok(await call("callees", {"symbol": "fetch_page"}))
+        ours = {c["symbol"] for c in callees["callees"] if c["path"] == "app.py"}
+        assert ours == {"open_connection", "wait_a_little"}
+        assert any(c["path"] is None and c["symbol"] == "range" for c in callees["callees"])  # not ours
+
+        status = ok(await call("status", {}))
+        assert status["indexed_commit"] == commit == status["head"] and status["fresh"] is True
+        assert status["stale_vs_head"] == [] and status["stale_paths"] == [] and status["synced"] is True
+        assert status["counts"]["units"] >= 6 and status["model"]["name"] == "all-MiniLM-L6-v2"
+        assert status["server"]["model_loads"] == 1  # loaded once, kept across calls
+
+    serve(app_repo, body)
+
+
+@pytest.mark.parametrize(
+    ("tool", "arguments", "needle"),
+    [
+        ("search", {"query": "pages", "top": 0}, "greater than or equal to 1"),
+        ("search", {"query": "pages", "top": "many"}, "top"),
+        ("search", {}, "query"),
+        ("search", {"query": "   "}, "the query is empty"),
+        ("search", {"query": "pages", "lang": "cobol"}, "unknown language 'cobol'"),
+        ("context", {"query": "pages", "budget": 1}, "budget"),
+        ("callers", {"symbol": "no_such_function"}, "no function, method or class named 'no_such_function'"),
+        ("callees", {"symbol": 42}, "symbol"),
+        ("no_such_tool", {}, "no_such_tool"),
+    ],
+)
+def test_a_bad_argument_is_a_tool_error_not_a_crash(app_repo: Path, tool: str, arguments: dict[str, Any],
+                                                     needle: str) -> None:
+    async def body(session: ClientSession, call: Session) -> None:
+        result = await call(tool, arguments)
+        assert result.is_error
+        assert needle in result.content[0].text
+        assert ok(await call("status", {}))["server"]["calls"] >= 1  # still serving
+
+    serve(app_repo, body)
+
+
+def _sha(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def test_answers_follow_the_working_tree_and_the_index_is_left_alone(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "app", {"app.py": APP, "notes.md": "# Notes\n\nNothing yet.\n"})
+    run_cli(repo, "index", check=True)
+    first = head(repo)
+    index = repo / ".hookgraph" / "index.db"
+
+    async def body(session: ClientSession, call: Session) -> None:
+        before = _sha(index)
+        ok(await call("status", {}))
+
+        write_files(repo, {"app.py": APP + INVOICE})  # an agent's uncommitted edit
+        found = ok(await call("search", {"query": "compute_invoice_total", "top": 1}))
+        assert found["results"][0]["symbol"] == "compute_invoice_total"
+        assert found["results"][0]["start_line"] == 29
+        assert found["uncommitted_paths"] == ["app.py"] and found["stale_paths"] == []
+        assert found["indexed_commit"] == first  # the index still describes HEAD
+        status = ok(await call("status", {}))
+        assert status["fresh"] is True and status["stale_vs_head"] == [] and status["files_synced"] == 0
+        packed = ok(await call("context", {"query": "add sales tax to an invoice", "budget": 200}))
+        assert "return sum(lines) * (1 + tax_rate)" in packed["text"]
+        assert _sha(index) == before  # never written
+        cli_status = json.loads(run_cli(repo, "status", "--json", check=True).stdout)
+        assert cli_status["stale_vs_head"] == [] and cli_status["stale_vs_worktree"] == ["app.py"]
+
+        git(repo, "checkout", "--", "app.py")  # the edit is undone
+        gone = ok(await call("search", {"query": "compute_invoice_total", "top": 3}))
+        assert all(r["symbol"] != "compute_invoice_total" for r in gone["results"])
+        assert gone["uncommitted_paths"] == []
+
+        write_files(repo, {"app.py": APP + INVOICE})
+        second = commit_all(repo, "invoices")  # no hooks installed: the index falls behind HEAD
+        status = ok(await call("status", {}))
+        assert status["head"] == second and status["indexed_commit"] == first
+        assert status["stale_vs_head"] == ["app.py"] and status["fresh"] is False
+        assert status["uncommitted_paths"] == [] and status["stale_paths"] == []  # answers match the disk
+        found = ok(await call("callers", {"symbol": "compute_invoice_total"}))
+        assert found["callers"] == []
+
+        run_cli(repo, "index", check=True)  # the index catches up: the server takes a new copy
+        status = ok(await call("status", {}))
+        assert status["indexed_commit"] == second and status["fresh"] is True and status["stale_paths"] == []
+        assert status["server"]["model_loads"] == 1
+
+    serve(repo, body)
+
+
+def test_without_sync_it_says_which_paths_are_stale(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "app", {"app.py": APP})
+    run_cli(repo, "index", check=True)
+    write_files(repo, {"app.py": APP + INVOICE})
+
+    async def body(session: ClientSession, call: Session) -> None:
+        found = ok(await call("search", {"query": "compute_invoice_total", "top": 3}))
+        assert found["stale_paths"] == ["app.py"] and found["uncommitted_paths"] == ["app.py"]
+        assert all(r["symbol"] != "compute_invoice_total" for r in found["results"])
+        status = ok(await call("status", {}))
+        assert status["synced"] is False and "app.py" in status["stale_paths"] and "--no-sync" in status["note"]
+
+    serve(repo, body, "--no-sync")
+
+
+def test_too_many_changes_are_reported_not_synced(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "app", {"app.py": APP})
+    run_cli(repo, "index", check=True)
+    write_files(repo, {"app.py": APP + INVOICE})
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+
+    async def body(session: ClientSession, call: Session) -> None:
+        status = ok(await call("status", {}))
+        assert status["stale_paths"] == ["app.py"] and "hookgraph index" in status["note"]
+        assert status["root"] == str(repo)
+
+    serve(repo, body, "--max-sync", "0", "--repo", str(repo), cwd=elsewhere)  # started outside the repo
+
+
+def test_mcp_without_an_index_says_what_to_do(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "app", {"app.py": APP})
+    proc = run_cli(repo, "mcp")
+    assert proc.returncode == 2
+    assert proc.stderr.strip().startswith("hookgraph: no index in") and "hookgraph index" in proc.stderr
+
+
+def test_other_commands_do_not_import_the_sdk(app_repo: Path) -> None:
+    code = "import sys, hookgraph.cli; print('mcp' in sys.modules, 'hookgraph.mcp_server' in sys.modules)"
+    out = __import__("subprocess").run([sys.executable, "-c", code], capture_output=True, text=True,
+                                       env=clean_env(), cwd=app_repo).stdout.split()
+    assert out == ["False", "False"]
