@@ -232,19 +232,24 @@ def _progress_bar(total: int) -> Any:
 @click.argument("query")
 @click.option("--top", "-k", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many results.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the documented contract).")
+@click.option("--format", "fmt", type=click.Choice(["text", "json", "jsonl", "vimgrep"]), default=None,
+              help="text (coloured on a terminal unless NO_COLOR is set), json (= --json), "
+                   "jsonl (one result per line) or vimgrep (path:line:col:text).")
 @click.option("--context", "context_tokens", type=click.IntRange(50, 2_000_000), default=None,
               help="Print the best units' code packed to fit this many tokens.")
 @click.option("--path", "path_glob", default=None, help="Only paths matching this glob or under this folder.")
 @click.option("--lang", "language", default=None, help="Only this language (python, go, rust, ...).")
 @click.option("--no-semantic", is_flag=True, help="Skip the embedding model (lexical and graph only).")
 @friendly
-def ask(query: str, top: int, as_json: bool, context_tokens: int | None, path_glob: str | None,
+def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: int | None, path_glob: str | None,
         language: str | None, no_semantic: bool) -> None:
     """Ranked answers to a question or an identifier."""
     from hookgraph import freshness
-    from hookgraph.compose import snippet
+    from hookgraph.output import print_results
     from hookgraph.search import search
 
+    if as_json and fmt not in (None, "json"):
+        raise UserError(f"--json and --format {fmt} disagree: use one of them")
     if not query.strip():
         raise UserError("the query is empty: ask a question or name an identifier")
     if language:
@@ -264,38 +269,8 @@ def ask(query: str, top: int, as_json: bool, context_tokens: int | None, path_gl
                 piece.path, piece.symbol = shown(piece.path), shown(piece.symbol)
             click.echo(shown_block(render_pack(pieces)))
             return
-    if as_json:
-        payload = {
-            "query": query,
-            "indexed_commit": fresh.indexed_commit,
-            "stale_paths": fresh.stale_paths,
-            "results": [
-                {
-                    "path": r.unit.path,
-                    "symbol": r.unit.qualname,
-                    "kind": r.unit.kind,
-                    "start_line": r.unit.start_line,
-                    "end_line": r.unit.end_line,
-                    "score": round(r.score, 6),
-                    "lexical": None if r.lexical is None else round(r.lexical, 6),
-                    "semantic": None if r.semantic is None else round(r.semantic, 6),
-                    "graph": None if r.graph is None else round(r.graph, 6),
-                    "snippet": snippet(r.unit.signature, r.unit.docstring),
-                }
-                for r in results
-            ],
-        }
-        click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
-    else:
-        if fresh.stale_paths:
-            click.echo(f"note: {len(fresh.stale_paths)} paths changed since the last index "
-                       "(run `hookgraph index`)", err=True)
-        for r in results:
-            u = r.unit
-            click.echo(f"{shown(u.path)}:{u.start_line}-{u.end_line}  {shown(u.qualname)}  ({shown(u.kind)})")
-            line = snippet(u.signature, u.docstring)
-            if line:
-                click.echo(f"    {shown(line)}")
+    fmt = "json" if as_json else fmt or "text"
+    print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root)
     if not results:
         sys.exit(EXIT_NOTHING)
 
