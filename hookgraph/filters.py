@@ -84,9 +84,16 @@ def content_skip_reason(data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> str 
 
 
 def _looks_minified(data: bytes) -> bool:
-    """Long lines with little line structure: a bundle, not something a person reads."""
+    """Long lines with little line structure: a bundle, not something a person reads.
+
+    Indentation does not count: deeply nested code written by people has long
+    lines of leading blanks, a bundle has long lines of code.
+    """
     if len(data) < 2000:
         return False
     lines = data.count(b"\n") + 1
+    blanks = data.count(b" ") + data.count(b"\t")
+    if (len(data) - blanks) / lines <= 150 and blanks > len(data) // 2:
+        return False  # mostly whitespace: indentation, not a bundle
     average = len(data) / lines
     return average > 300 or (lines <= 3 and len(data) > 5000)
