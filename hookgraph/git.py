@@ -31,8 +31,12 @@ GIT_ENV_VARS = (
 )
 
 #: Tree entry modes we index; gitlinks (submodules, 160000) and symlinks
-#: (120000) are not file contents of this repository.
+#: (120000) are not file contents of this repository: they are listed in the
+#: maps (so the store records them as skipped, with their reason) but never read.
 REGULAR_MODES = ("100644", "100755")
+SYMLINK_MODE = "120000"
+GITLINK_MODE = "160000"
+LISTED_MODES = (*REGULAR_MODES, SYMLINK_MODE, GITLINK_MODE)
 
 ZERO_SHA = "0" * 40
 
@@ -129,14 +133,19 @@ def head_commit(root: Path) -> str | None:
 
 @dataclass(frozen=True)
 class Entry:
-    """One file of a target tree: its blob SHA and, when known, its size."""
+    """One file of a target tree: its blob SHA and, when known, its size and mode."""
 
     blob: str
     size: int | None = None
+    mode: str = "100644"
+
+    @property
+    def regular(self) -> bool:
+        return self.mode in REGULAR_MODES
 
 
 def tree_map(root: Path, rev: str = "HEAD") -> dict[str, Entry]:
-    """``{path: Entry}`` for the regular files of ``rev``'s tree (empty for an unborn HEAD)."""
+    """``{path: Entry}`` for the files, symlinks and submodules of ``rev``'s tree (empty for an unborn HEAD)."""
     if rev == "HEAD" and head_commit(root) is None:
         return {}
     out = run(["ls-tree", "-r", "-l", "-z", "--full-tree", rev], root)
@@ -146,9 +155,9 @@ def tree_map(root: Path, rev: str = "HEAD") -> dict[str, Entry]:
             continue
         meta, _, path = record.partition(b"\t")
         mode, kind, sha, size = meta.split()
-        if kind != b"blob" or _decode(mode) not in REGULAR_MODES:
+        if _decode(mode) not in LISTED_MODES:
             continue
-        result[path_key(_decode(path))] = Entry(_decode(sha), int(size))
+        result[path_key(_decode(path))] = Entry(_decode(sha), int(size) if size.isdigit() else None, _decode(mode))
     return result
 
 
@@ -164,9 +173,9 @@ def index_map(root: Path) -> dict[str, Entry]:
             continue
         meta, _, path = record.partition(b"\t")
         mode, sha, stage = meta.split()
-        if stage != b"0" or _decode(mode) not in REGULAR_MODES:
+        if stage != b"0" or _decode(mode) not in LISTED_MODES:
             continue
-        result[path_key(_decode(path))] = Entry(_decode(sha))
+        result[path_key(_decode(path))] = Entry(_decode(sha), None, _decode(mode))
     return result
 
 
@@ -200,6 +209,8 @@ class BlobReader:
     def __init__(self, root: Path) -> None:
         self._root = root
         self._proc: subprocess.Popen[bytes] | None = None
+        #: Size of the last object asked for (None when missing or refused).
+        self.last_size: int | None = None
 
     def _start(self) -> subprocess.Popen[bytes]:
         if self._proc is None:
@@ -211,13 +222,16 @@ class BlobReader:
             )
         return self._proc
 
-    def read(self, sha: str) -> bytes | None:
+    def read(self, sha: str, max_bytes: int | None = None) -> bytes | None:
         """The blob's bytes, or None when the object is not in this repository.
 
         ``sha`` must be an object name (40 or 64 hex digits): a stored one
         comes from a database, and anything else (``HEAD:path``, a newline
-        that would desynchronise the batch protocol) is refused.
+        that would desynchronise the batch protocol) is refused. A blob over
+        ``max_bytes`` is skipped without being held in memory: None, with its
+        size in :attr:`last_size`.
         """
+        self.last_size = None
         if not _OBJECT_NAME.fullmatch(sha):
             return None
         proc = self._start()
@@ -229,6 +243,12 @@ class BlobReader:
         if len(parts) < 3 or parts[1] == b"missing":
             return None
         size = int(parts[2])
+        self.last_size = size
+        if max_bytes is not None and size > max_bytes:
+            left = size + 1  # and the newline after the object
+            while left > 0:
+                left -= len(proc.stdout.read(min(left, 1 << 20)) or b"\0" * left)
+            return None
         data = proc.stdout.read(size)
         proc.stdout.read(1)  # the newline after each object
         return data

@@ -57,6 +57,8 @@ def read_target(root: Path, kind: str) -> Target:
     overrides: dict[str, bytes] = {}
     for raw in git.worktree_changes(root):
         path = git.path_key(raw)
+        if path in entries and not entries[path].regular:
+            continue  # a submodule that moved, a symlink: listed as the index has them, never read
         data = git.read_worktree_file(root, raw)
         if data is None:
             entries.pop(path, None)
@@ -258,15 +260,18 @@ def _sync_file(
     store.delete_units_of(path)
     language = language_for_path(path)
     reason = filters.path_skip_reason(path, entry.size)
+    if reason is None and not entry.regular:  # a symlink's "content" is a path, a submodule's a commit
+        reason = "symlink" if entry.mode == git.SYMLINK_MODE else "submodule"
     if reason is None and language is None:
         reason = "unknown-language"
     data: bytes | None = None
     if reason is None:
         data = target.overrides.get(path)
         if data is None:
-            data = reader.read(entry.blob)
+            data = reader.read(entry.blob, filters.DEFAULT_MAX_BYTES)  # a 50 MB blob is never held
         if data is None:
-            reason = "unreadable"
+            too_large = reader.last_size is not None and reader.last_size > filters.DEFAULT_MAX_BYTES
+            reason = "too-large" if too_large else "unreadable"
         else:
             reason = filters.content_skip_reason(data)
     if reason is not None or data is None:

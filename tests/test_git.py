@@ -16,7 +16,8 @@ def test_tree_map_lists_regular_files_with_blob_and_size(tmp_path: Path) -> None
     (repo / "link").symlink_to("a.py")
     commit_all(repo)
     tree = g.tree_map(repo)
-    assert set(tree) == {"a.py", "dir/b.go"}  # the symlink is not file content
+    assert set(tree) == {"a.py", "dir/b.go", "link"}
+    assert not tree["link"].regular  # listed, so the store counts it as skipped, but not file content
     expected = git(repo, "rev-parse", "HEAD:a.py").strip()
     assert tree["a.py"] == g.Entry(expected, 6)
 
