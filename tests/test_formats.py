@@ -145,13 +145,14 @@ def _console_script() -> str:
 
 def test_bash_completion_script_and_answers(app_repo: Path) -> None:
     exe = _console_script()
-    script = subprocess.run([exe], env=clean_env(_HOOKGRAPH_COMPLETE="bash_source"), capture_output=True, text=True)
+    script = subprocess.run([exe], env=clean_env(_HOOKGRAPH_COMPLETE="bash_source"), capture_output=True,
+                            text=True, check=False)
     assert script.returncode == 0 and "_hookgraph_completion" in script.stdout and "complete " in script.stdout
 
     def complete(words: str) -> list[str]:
         env = clean_env(_HOOKGRAPH_COMPLETE="bash_complete", COMP_WORDS=words,
                         COMP_CWORD=str(len(words.split()) - (0 if words.endswith(" ") else 1)))
-        proc = subprocess.run([exe], env=env, cwd=app_repo, capture_output=True, text=True)
+        proc = subprocess.run([exe], env=env, cwd=app_repo, capture_output=True, text=True, check=False)
         assert proc.returncode == 0, proc.stderr
         return [line.split(",", 1)[1] for line in proc.stdout.splitlines()]
 

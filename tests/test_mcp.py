@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import subprocess
 import sys
 from collections.abc import Awaitable, Callable
 from pathlib import Path
@@ -14,10 +15,10 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
-from mcp.client.stdio import stdio_client  # noqa: E402
+from mcp import ClientSession, StdioServerParameters
+from mcp.client.stdio import stdio_client
 
-from tests.conftest import clean_env, commit_all, git, make_repo, run_cli, write_files  # noqa: E402
+from tests.conftest import clean_env, commit_all, git, make_repo, run_cli, write_files
 
 APP = '''"""Tiny web app."""
 
@@ -261,6 +262,6 @@ def test_mcp_without_an_index_says_what_to_do(tmp_path: Path) -> None:
 
 def test_other_commands_do_not_import_the_sdk(app_repo: Path) -> None:
     code = "import sys, hookgraph.cli; print('mcp' in sys.modules, 'hookgraph.mcp_server' in sys.modules)"
-    out = __import__("subprocess").run([sys.executable, "-c", code], capture_output=True, text=True,
-                                       env=clean_env(), cwd=app_repo).stdout.split()
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
+                         env=clean_env(), cwd=app_repo).stdout.split()
     assert out == ["False", "False"]
