@@ -34,9 +34,18 @@ def complete_symbol(ctx: click.Context, param: click.Parameter, incomplete: str)
         return []
 
 
+def host_module(cli: click.Group) -> Any:
+    """The module defining the group: ``hookgraph.cli``, or ``__main__`` under ``python -m hookgraph.cli``
+    (the hooks' way in), whose helpers we borrow without importing hookgraph.cli a second time."""
+    import sys
+
+    return sys.modules[cli.callback.__module__]  # type: ignore[union-attr]
+
+
 def register(cli: click.Group) -> None:
     """Add ``graph`` to the ``hookgraph`` group."""
-    from hookgraph.cli import _open_store, _root, friendly
+    host = host_module(cli)
+    friendly = host.friendly
 
     @cli.command()
     @click.argument("symbol", shell_complete=complete_symbol)
@@ -57,6 +66,6 @@ def register(cli: click.Group) -> None:
         from hookgraph.diagram import render
         from hookgraph.neighbourhood import neighbourhood
 
-        with _open_store(_root()) as store:
+        with host._open_store(host._root()) as store:
             hood = neighbourhood(store, symbol, depth=depth, max_fan=max_fan)
         click.echo(render(hood, fmt), nl=False)

@@ -14,7 +14,10 @@ import click
 
 def register(cli: click.Group) -> None:
     """Add ``mcp`` to the ``hookgraph`` group."""
-    from hookgraph.cli import UserError, friendly
+    from hookgraph.cli_graph import host_module
+
+    host = host_module(cli)
+    friendly, UserError = host.friendly, host.UserError
 
     @cli.command()
     @click.option("--repo", "repo", type=click.Path(file_okay=False, path_type=Path), default=None,
