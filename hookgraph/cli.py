@@ -413,10 +413,19 @@ def _register_extra_commands() -> None:
 _register_extra_commands()
 
 
+def _arguments() -> list[str]:
+    """The command line as storable text: bytes that are not UTF-8 (``ask $'\\xff'``) arrive as
+    lone surrogates, which neither SQLite nor the tokenizer accept; they become ``\\xNN``,
+    as in stored file names (:func:`hookgraph.git.path_key`), so ``--path`` still matches those."""
+    from hookgraph.git import path_key
+
+    return [path_key(arg) for arg in sys.argv[1:]]
+
+
 def main() -> None:
     """Console entry point: click's usage errors exit 2 with one line, as ours do."""
     try:
-        cli.main(standalone_mode=False)
+        cli.main(args=_arguments(), standalone_mode=False)
     except click.exceptions.NoArgsIsHelpError as exc:
         click.echo(exc.ctx.get_help() if exc.ctx else "usage: hookgraph COMMAND")
         sys.exit(EXIT_OK)

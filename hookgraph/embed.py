@@ -463,6 +463,9 @@ class Embedder:
         keeps the leading pieces of the word it cuts.
         """
         budget = self.max_tokens
+        # A lone surrogate (a non-UTF-8 command line, a JSON "\udcff" over MCP) cannot be
+        # encoded for the tokenizer: each becomes "?" (same length, so callers' offsets hold).
+        text = text.encode("utf-8", "replace").decode("utf-8") if not text.isascii() else text
         if prefix not in self._prefix_tokens:
             self._prefix_tokens[prefix] = self._count(prefix)
         if self._prefix_tokens[prefix] > budget:
