@@ -8,6 +8,7 @@ model, tiny repositories.
 from __future__ import annotations
 
 import subprocess
+import sys
 import unicodedata
 from pathlib import Path
 
@@ -180,3 +181,18 @@ def test_shallow_clone_and_sparse_partial_clone(tmp_path: Path) -> None:
     record("shallow clone (--depth 1)", 1, "indexed to HEAD")
     record("sparse checkout of a partial clone (--filter=blob:none)", 2,
            "files outside the cone indexed by blob SHA; a commit's hooks fresh")
+
+
+def test_a_command_line_that_is_not_utf8(tmp_path: Path, embedder) -> None:
+    """``hookgraph ask $'\\xff'``: the shell hands Python bytes it decodes to lone surrogates."""
+    from hookgraph.sync import read_target, sync
+
+    repo = make_repo(tmp_path / "repo", {"a.py": "def caf():\n    return 1\n"})
+    sync(repo, read_target(repo, "head"), embedder=embedder)
+    for args in ([b"ask", b"caf\xff"], [b"ask", b"caf\xe9", b"--no-semantic"], [b"callers", b"caf\xff"],
+                 [b"ask", b"caf", b"--path", b"\xff*"]):
+        proc = subprocess.run([sys.executable.encode(), b"-m", b"hookgraph.cli", *args], cwd=repo, env=clean_env(),
+                              capture_output=True)
+        assert proc.returncode in (0, 1, 2) and b"internal error" not in proc.stderr, (args, proc.stderr)
+        assert len(proc.stderr.splitlines()) <= 1
+    record("non-UTF-8 bytes on the command line (ask, callers, --path)", 4, "answered or one-line usage error")
