@@ -52,6 +52,9 @@ def config_path(root: Path) -> Path:
 def load(root: Path) -> dict[str, Any]:
     """All settings of the repository at ``root`` (``{}`` when there is no file)."""
     path = config_path(root)
+    if path.is_symlink() or path.parent.is_symlink():  # committed links must not make us read elsewhere
+        raise ConfigError(f"{path}: is a symlink (committed by someone?); hookgraph never reads settings "
+                          "through a link: replace it with a file")
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:

@@ -27,7 +27,8 @@ def write_lock(directory: Path, timeout: float = 60.0) -> Iterator[None]:
     try:  # O_NOFOLLOW: a planted symlink must not make us create or open a file elsewhere
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     except OSError as exc:
-        raise LockTimeout(f"cannot open the lock file {path} ({exc.strerror or exc}); remove it") from None
+        what = "is a symlink (committed by someone?)" if path.is_symlink() else f"cannot be opened ({exc.strerror})"
+        raise LockTimeout(f"the lock file {path} {what}: hookgraph never follows it; remove it") from None
     try:
         deadline = time.monotonic() + timeout
         while True:
