@@ -31,7 +31,7 @@ from hookgraph.languages import REGISTRY
 from hookgraph.parse import parse_bytes
 from tests.reliability import record
 
-EXAMPLES = int(os.environ.get("HOOKGRAPH_FUZZ_EXAMPLES", "40"))
+EXAMPLES = int(os.environ.get("HOOKGRAPH_FUZZ_EXAMPLES", "60"))
 RANDOM = bool(os.environ.get("HOOKGRAPH_FUZZ_RANDOM"))
 REPO_ROOT = Path(__file__).resolve().parent.parent
 
