@@ -18,6 +18,10 @@ Tables:
             first window (``units.vector_id``); later windows name it in
             ``head`` and die with it. The first window's row records how many
             windows the text has and whether text was left past the last one.
+            Embeddings are int8 (schema 3): each unit vector scaled by 127 /
+            its largest component and rounded (:func:`quantize`); cosine
+            distance does not depend on the scale, so only rounding is lost
+            (eval/RESULTS.md: same search quality), at a quarter of the bytes.
   vector_cache  recently orphaned embeddings, out of the KNN index: a revert
             or a file that comes back is revived from here, not re-embedded.
   fts_units contentless FTS5 over identifier-split words, keyed by unit id.
@@ -38,7 +42,7 @@ import apsw
 if TYPE_CHECKING:  # numpy is imported where vectors are handled: a hook that
     import numpy as np  # touches no code must not pay ~80 ms for it
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3
 DB_DIRNAME = ".hookgraph"
 DB_FILENAME = "index.db"
 
@@ -135,20 +139,112 @@ def _migration_2(db: apsw.Connection) -> None:
 #: A database is trusted only if its schema is exactly what these create (see
 #: ``_check_schema``): never edit a released migration's SQL (whitespace
 #: aside), add a new one.
-MIGRATIONS = [_migration_1, _migration_2]
+def _migration_3(db: apsw.Connection) -> None:
+    """Smaller stores (issue 6): int8 vectors in chunks of 256, no index on ``edges.path``.
+
+    The vec table and the orphan cache are converted in place; rows pass
+    through a temporary table in batches, so memory stays bounded however big
+    the store. A file's edges are deleted through their source units (every
+    edge's source is a unit of its own file), so ``edges_path`` (~150-250
+    bytes per unit on real code) is not needed.
+    """
+    db.execute("DROP INDEX edges_path")
+    rows = db.execute("SELECT sql FROM sqlite_master WHERE name = 'vec_units'").fetchall()
+    match = _VEC_TABLE_RE.fullmatch(" ".join(str(rows[0][0]).split())) if rows else None
+    if match is None:
+        db.execute("DELETE FROM vector_cache")  # no vec table: nothing a cached vector could go back into
+        return
+    kind, dims = match.group(1), int(match.group(2))
+    if kind == "float":
+        db.execute("CREATE TEMP TABLE vec_migrate(id INTEGER PRIMARY KEY, embedding BLOB NOT NULL, language TEXT)")
+        batch: list[tuple[int, bytes, str]] = []
+        for rowid, embedding, language in db.execute("SELECT rowid, embedding, language FROM vec_units"):
+            batch.append((rowid, _float_blob_to_int8(embedding, dims), language))
+            if len(batch) >= 1000:
+                db.executemany("INSERT INTO temp.vec_migrate VALUES (?, ?, ?)", batch)
+                batch.clear()
+        db.executemany("INSERT INTO temp.vec_migrate VALUES (?, ?, ?)", batch)
+        db.execute("DROP TABLE vec_units")
+        db.execute(_vec_table_sql(dims, int8=True))
+        db.execute("INSERT INTO vec_units(rowid, embedding, language) "
+                   "SELECT id, vec_int8(embedding), language FROM temp.vec_migrate")
+        db.execute("DROP TABLE temp.vec_migrate")
+    cached = [(h, e) for h, e in db.execute("SELECT text_hash, embedding FROM vector_cache")]
+    for text_hash, embedding in cached:
+        if isinstance(embedding, bytes) and len(embedding) == 4 * dims:
+            db.execute("UPDATE vector_cache SET embedding = ? WHERE text_hash = ?",
+                       (_float_blob_to_int8(embedding, dims), text_hash))
+        elif not (isinstance(embedding, bytes) and len(embedding) == dims):
+            db.execute("DELETE FROM vector_cache WHERE text_hash = ?", (text_hash,))
 
 
-def _vec_table_sql(dims: int) -> str:
+def _float_blob_to_int8(blob: bytes, dims: int) -> bytes:
+    import numpy as np
+
+    return quantize(np.frombuffer(blob, dtype=np.float32, count=dims))
+
+
+#: Schema migrations, in order; migration N brings the schema to version N.
+#: A database is trusted only if its schema is exactly what these create (see
+#: ``_check_schema``): never edit a released migration's SQL (whitespace
+#: aside), add a new one.
+MIGRATIONS = [_migration_1, _migration_2, _migration_3]
+
+#: The first schema whose vec table holds int8 embeddings.
+INT8_SCHEMA = 3
+
+
+def _vec_table_sql(dims: int, *, int8: bool = True) -> str:
+    """The vec table: int8 embeddings in chunks of 256 since schema 3 (float32, chunks of 1024 before).
+
+    sqlite-vec allocates a whole chunk at a time: 256 wastes at most 96 KB
+    (384 dims) where 1024 wasted up to 384 KB, a quarter of a small store.
+    """
+    if not int8:
+        return (
+            f"CREATE VIRTUAL TABLE vec_units USING vec0("
+            f"embedding float[{int(dims)}] distance_metric=cosine, language text)"
+        )
     return (
         f"CREATE VIRTUAL TABLE vec_units USING vec0("
-        f"embedding float[{int(dims)}] distance_metric=cosine, language text)"
+        f"embedding int8[{int(dims)}] distance_metric=cosine, language text, chunk_size=256)"
     )
 
 
 _VEC_TABLE_RE = re.compile(
-    r"CREATE VIRTUAL TABLE vec_units USING vec0\(embedding float\[([1-9][0-9]{0,4})\] "
-    r"distance_metric=cosine, language text\)"
+    r"CREATE VIRTUAL TABLE vec_units USING vec0\(embedding (float|int8)\[([1-9][0-9]{0,4})\] "
+    r"distance_metric=cosine, language text(?:, chunk_size=256)?\)"
 )
+
+
+def quantize(vector: Any) -> bytes:
+    """A vector as the store keeps it: int8, scaled so its largest component is +-127.
+
+    Cosine distance is the same for any positive scale, so KNN over these
+    ranks like the float vector up to rounding (a per-vector scale keeps all
+    8 bits; sqlite-vec's fixed ``unit`` scale would waste most of them on
+    384-dim unit vectors, whose components are mostly below 0.2). An int8
+    array (a cached or snapshot vector) is passed through.
+    """
+    import numpy as np
+
+    arr = np.asarray(vector)
+    if arr.dtype == np.int8:
+        return arr.tobytes()
+    arr = arr.astype(np.float32, copy=False)
+    peak = float(np.abs(arr).max()) if arr.size else 0.0
+    if peak == 0.0 or not np.isfinite(peak):
+        return np.zeros(arr.shape, dtype=np.int8).tobytes()
+    return np.clip(np.rint(arr * (127.0 / peak)), -127, 127).astype(np.int8).tobytes()
+
+
+def dequantize(blob: bytes) -> Any:
+    """A stored int8 embedding as a float32 unit vector (for tests and tools; search never needs it)."""
+    import numpy as np
+
+    arr = np.frombuffer(blob, dtype=np.int8).astype(np.float32)
+    norm = float(np.linalg.norm(arr))
+    return arr / norm if norm > 0 else arr
 
 #: SQLite's own tables, which may or may not exist (``sqlite_sequence`` stays
 #: after the vec table is dropped by a full rebuild).
@@ -183,7 +279,7 @@ def _reference_schema(version: int, dims: int | None) -> frozenset[_SchemaRow]:
             for migration in MIGRATIONS[:version]:
                 migration(db)
             if dims is not None:
-                db.execute(_vec_table_sql(dims))
+                db.execute(_vec_table_sql(dims, int8=version >= INT8_SCHEMA))
             _REFERENCE[key] = frozenset(_schema_rows(db) - _INTERNAL_TABLES)
         finally:
             db.close()
@@ -369,7 +465,7 @@ class Store:
                         f"{self.path} is not trustworthy: its vec_units table is not one hookgraph creates "
                         f"(planted?); hookgraph will not use it: {REBUILD}"
                     )
-                dims = int(match.group(1))
+                dims = int(match.group(2))
         expected = _reference_schema(version, dims)
         extra = sorted(rows - expected - _INTERNAL_TABLES, key=lambda r: (r[0] not in ("trigger", "view"), r[1]))
         if extra:
@@ -484,13 +580,13 @@ class Store:
     def ensure_vector_table(self, dims: int) -> None:
         """Create the vec0 table for ``dims``-dimensional vectors (first index only)."""
         if not self.has_vector_table():
-            self.db.execute(_vec_table_sql(dims))
+            self.db.execute(_vec_table_sql(dims, int8=True))
 
     def vector_dims(self) -> int | None:
         """Dimensions of the vec table, from its definition (None when there is none)."""
         rows = self.db.execute("SELECT sql FROM sqlite_master WHERE name = 'vec_units'").fetchall()
         match = _VEC_TABLE_RE.fullmatch(" ".join(str(rows[0][0]).split())) if rows else None
-        return int(match.group(1)) if match else None
+        return int(match.group(2)) if match else None
 
     # -- files ------------------------------------------------------------------
 
@@ -516,7 +612,8 @@ class Store:
         ids = [r[0] for r in self.db.execute("SELECT id FROM units WHERE path = ?", (path,))]
         if ids:
             self.db.executemany("DELETE FROM fts_units WHERE rowid = ?", ((i,) for i in ids))
-        self.db.execute("DELETE FROM edges WHERE path = ?", (path,))
+            # Every edge's source is a unit of its own file: edges_source finds them (no index on path).
+            self.db.executemany("DELETE FROM edges WHERE source_unit = ?", ((i,) for i in ids))
         self.db.execute("DELETE FROM units WHERE path = ?", (path,))
 
     def insert_unit(self, values: Sequence[Any], fts: Sequence[str]) -> int:
@@ -577,16 +674,14 @@ class Store:
         windows: int = 1,
         truncated: bool = False,
     ) -> int:
-        import numpy as np
-
         self.db.execute(
             "INSERT INTO vectors(text_hash, head, windows, truncated) VALUES (?, ?, ?, ?)",
             (text_hash, head, int(windows), int(truncated)),
         )
         vid = int(self.db.last_insert_rowid())
         self.db.execute(
-            "INSERT INTO vec_units(rowid, embedding, language) VALUES (?, ?, ?)",
-            (vid, np.asarray(vector, dtype=np.float32).tobytes(), language),
+            "INSERT INTO vec_units(rowid, embedding, language) VALUES (?, vec_int8(?), ?)",
+            (vid, quantize(vector), language),
         )
         return vid
 
@@ -656,11 +751,11 @@ class Store:
             return None
         dims = self.vector_dims()
         sizes = {len(e) if isinstance(e, bytes) else -1 for e in [embedding, *parts.values()]}
-        if dims is not None and sizes != {4 * dims}:
-            return None  # another model's (or a planted) vector: embed the text instead
+        if dims is None or sizes != {dims}:
+            return None  # another model's, an older schema's (float) or a planted vector: embed the text instead
         import numpy as np
 
-        vectors = np.stack([np.frombuffer(e, dtype=np.float32) for e in [embedding, *(parts[k] for k in keys)]])
+        vectors = np.stack([np.frombuffer(e, dtype=np.int8) for e in [embedding, *(parts[k] for k in keys)]])
         return self.insert_windows(text_hash, vectors, language, bool(truncated))
 
     def clear_all(self) -> None:
@@ -715,8 +810,8 @@ class Store:
         extra = 0
         if self.db.execute("SELECT 1 FROM vectors WHERE head IS NOT NULL LIMIT 1").fetchall():
             extra = int(self.db.execute("SELECT count(*) FROM vectors WHERE head IS NOT NULL").fetchall()[0][0])
-        blob = np.asarray(query, dtype=np.float32).tobytes()
-        sql = "SELECT rowid, distance FROM vec_units WHERE embedding MATCH ? AND k = ?"
+        blob = quantize(np.asarray(query, dtype=np.float32))
+        sql = "SELECT rowid, distance FROM vec_units WHERE embedding MATCH vec_int8(?) AND k = ?"
         params: list[Any] = [blob, min(int(k) + extra, 4096)]  # 4096: sqlite-vec's largest k
         if language:
             sql += " AND language = ?"
@@ -816,9 +911,13 @@ def identifier_words(text: str) -> list[str]:
     ``resolveRedirects`` and "resolve redirects" all meet in the same words.
     """
     words: list[str] = []
+    append = words.append
     for token in _WORD_RE.findall(text):
+        if token.isdigit() or (token.islower() and token.isalpha()):  # most code words: one part (2x faster)
+            append(token)
+            continue
         parts = _CAMEL_RE.findall(token)
         words.extend(p.lower() for p in parts)
         if len(parts) > 1:
-            words.append(token.lower())
+            append(token.lower())
     return words

@@ -29,7 +29,7 @@ from hookgraph.embed import Embedder, EmbedderError
 from hookgraph.model_choice import embedder_for_repo
 from hookgraph.remote_embed import RemoteEmbedder, normalize_embed_url
 from hookgraph.models import default_model_path
-from hookgraph.store import Store, db_path
+from hookgraph.store import Store, db_path, dequantize
 from hookgraph.sync import read_target, sync
 from tests.conftest import REQUESTS_FIXTURE, commit_all, make_repo, run_cli
 from tests.tiny_models import TinyModels, make_tiny_models
@@ -105,7 +105,7 @@ def _fixture_repo(path: Path) -> Path:
 def _vectors(repo: Path) -> dict[str, np.ndarray]:
     with Store(db_path(repo), readonly=True) as store:
         rows = store.db.execute("SELECT v.text_hash, e.embedding FROM vectors v JOIN vec_units e ON e.rowid = v.id")
-        return {h: np.frombuffer(blob, dtype=np.float32) for h, blob in rows}
+        return {h: dequantize(blob) for h, blob in rows}  # stored int8 (schema 3)
 
 
 def test_index_through_the_server_gives_the_local_vectors(tmp_path: Path, server: str, embedder: Embedder) -> None:
