@@ -4,15 +4,17 @@ Three traps shape this module (DESIGN.md section 6):
 
 * A text with more tokens than ``n_ubatch`` aborts the whole process inside
   llama.cpp (GGML_ASSERT, uncatchable). So every text is counted with the
-  model's own tokenizer and cut to the budget *before* it reaches
-  ``Llama.embed`` — prefix and special tokens included — and ``embed`` is
-  called with ``truncate=False`` so a miscount raises instead of aborting.
+  model's own tokenizer and cut to the budget *before* it reaches the
+  model — prefix and special tokens included — and the model refuses a text
+  over the window itself, so a miscount raises instead of aborting.
 * ``import llama_cpp`` and the model load cost 0.1-0.3 s; a hook that touches
   no code must not pay them. Nothing here imports llama_cpp at module import,
   and an ``Embedder`` loads the model on first use only. Name, dimensions,
-  prefixes and SHA-256 come from the GGUF header and the ``.sha256`` sidecar.
+  prefixes and SHA-256 come from the GGUF header (cached per file version)
+  and the ``.sha256`` sidecar. Even then only llama-cpp-python's ctypes layer
+  is imported (:mod:`hookgraph.llama_lite`), not its whole high-level API.
 * One ``embed()`` call per text is faster than batching (texts in one call
-  share one KV cache), and ``embed()`` does not normalise unless told to.
+  share one KV cache); vectors come back unnormalised and are normalised here.
 * llama.cpp defaults to half the cores; we use all of them on an idle
   machine, but only the free ones when other processes are running (checked
   before every text), because its spinning thread barriers slow down ~40x
@@ -68,14 +70,15 @@ _log_callback: Any = None  # must outlive every llama.cpp call: C keeps the poin
 
 
 def quiet_llama() -> Any:
-    """Import ``llama_cpp`` and route llama.cpp/ggml logging to nowhere.
+    """llama-cpp-python's ctypes bindings, with llama.cpp/ggml logging routed to nowhere.
 
     ``Llama(verbose=False)`` still lets warnings through on stderr (and the
     quantiser logs every tensor); a hook may print one line at most.
     """
     global _log_callback
-    import llama_cpp
+    from hookgraph.llama_lite import bindings
 
+    llama_cpp, _ = bindings()  # the ctypes layer only: ~35 ms instead of 100-200 for the whole package
     if _log_callback is None:
 
         @llama_cpp.llama_log_callback
@@ -220,6 +223,55 @@ def write_sha256_sidecar(path: Path) -> str:
 
 
 # --------------------------------------------------------------------------
+# GGUF headers, cached
+
+
+def _header_cache_path() -> Path:
+    base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
+    return Path(base) / "hookgraph" / "gguf-headers.json"
+
+
+def _cached_metadata(path: Path) -> dict[str, Any]:
+    """``read_gguf_metadata(path)``, remembered by absolute path, size and mtime.
+
+    Every sync that changes something checks the store's recipe, which needs
+    the header (prefixes, window, dimensions): 3-30 ms to read, the high end
+    when the 25 MB file is not in the page cache. The cache is one small JSON
+    file per user; any problem with it just means reading the header.
+    """
+    import json
+
+    try:
+        st = path.stat()
+    except OSError:
+        return read_gguf_metadata(path)
+    key = f"{path.resolve()}|{st.st_size}|{st.st_mtime_ns}"
+    cache_file = _header_cache_path()
+    entries: dict[str, Any] = {}
+    try:
+        entries = json.loads(cache_file.read_text(encoding="utf-8"))
+        hit = entries.get(key) if isinstance(entries, dict) else None
+        if isinstance(hit, dict) and hit.get("general.architecture"):
+            return hit
+    except (OSError, ValueError):
+        entries = {}
+    meta = read_gguf_metadata(path)
+    if not isinstance(entries, dict) or len(entries) > 32:
+        entries = {}
+    stale = f"{path.resolve()}|"
+    entries = {k: v for k, v in entries.items() if not k.startswith(stale)}
+    entries[key] = meta
+    try:
+        cache_file.parent.mkdir(parents=True, exist_ok=True)
+        tmp = cache_file.with_name(f".{cache_file.name}.{os.getpid()}")
+        tmp.write_text(json.dumps(entries), encoding="utf-8")
+        tmp.replace(cache_file)
+    except (OSError, TypeError, ValueError):
+        pass
+    return meta
+
+
+# --------------------------------------------------------------------------
 # the embedder
 
 
@@ -294,7 +346,7 @@ class Embedder:
                     f"(or reinstall hookgraph for the default one)"
                 )
             try:
-                meta = read_gguf_metadata(path)  # every scalar key, one pass (~5 ms: arrays are skipped)
+                meta = _cached_metadata(path)  # every scalar key; the header is read once per file version
                 arch = meta.get("general.architecture", "")
             except GGUFFormatError:
                 raise EmbedderError(
@@ -397,25 +449,19 @@ class Embedder:
     def _model(self) -> Any:
         if self._llama is None:
             budget = self.max_tokens  # also validates the header first
-            llama_cpp = quiet_llama()
-            kwargs: dict[str, Any] = {}
+            quiet_llama()
+            from hookgraph.llama_lite import EmbeddingModel
+
+            pooling = None
             if self._arch_key("pooling_type") is None:  # old conversions: use the family's pooling
-                kwargs["pooling_type"] = self.preset.pooling
+                pooling = self.preset.pooling
             threads = self._fixed_threads or _threads_now(self._ncpu)
             try:
                 with interrupts_deferred():  # Ctrl-C during the load: one line, not a silent exit 1
-                    self._llama = llama_cpp.Llama(
-                        model_path=str(self._path),
-                        embedding=True,
-                        n_ctx=budget,
-                        n_batch=budget,
-                        n_ubatch=budget,  # a text over n_ubatch aborts the process; none gets there
-                        n_threads=threads,
-                        n_threads_batch=threads,
-                        flash_attn=True,
-                        verbose=False,
-                        **kwargs,
-                    )
+                    # n_ctx is also n_batch and n_ubatch: a text over n_ubatch aborts the process; none gets there.
+                    # Flash attention on: 1.5-2x faster at equal accuracy (DESIGN.md section 6).
+                    self._llama = EmbeddingModel(str(self._path), n_ctx=budget, n_threads=threads,
+                                                 pooling_type=pooling)
                 self._threads = threads
             except (ValueError, RuntimeError, OSError) as exc:
                 raise EmbedderError(
@@ -437,7 +483,7 @@ class Embedder:
                 return
         self._idle_readings = 0
         if want != self._threads:
-            quiet_llama().llama_set_n_threads(model.ctx, want, want)
+            model.set_threads(want)
             self._threads = want
 
     def _count(self, text: str) -> int:
@@ -582,9 +628,9 @@ class Embedder:
                 continue
             if not self._fixed_threads:
                 self._adapt_threads(model)
-            # truncate=False: were the count ever wrong, embed raises instead of aborting.
+            # Were the count ever wrong, embed raises instead of aborting.
             with interrupts_deferred():
-                vec = np.asarray(model.embed(full, normalize=False, truncate=False), dtype=np.float32)
+                vec = np.asarray(model.embed(full), dtype=np.float32)
             if vec.ndim != 1:
                 raise EmbedderError(f"{self._path}: model returned token embeddings; it needs a pooling type")
             norm = float(np.linalg.norm(vec))
