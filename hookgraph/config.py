@@ -55,6 +55,11 @@ def load(root: Path) -> dict[str, Any]:
     if path.is_symlink() or path.parent.is_symlink():  # committed links must not make us read elsewhere
         raise ConfigError(f"{path}: is a symlink (committed by someone?); hookgraph never reads settings "
                           "through a link: replace it with a file")
+    return load_file(path)
+
+
+def load_file(path: Path) -> dict[str, Any]:
+    """All settings in the file at ``path`` (``{}`` when there is no file)."""
     try:
         text = path.read_text(encoding="utf-8")
     except FileNotFoundError:
