@@ -1,6 +1,6 @@
 """Wall time of hookgraph's pre-commit hook, by hand (not a test).
 
-    python benchmarks/hook_bench.py [--runs 5] [--files 42] [--keep DIR] [--no-write]
+    python benchmarks/hook_bench.py [--runs 5] [--files 42] [--keep DIR] [--no-write] [--parts ...]
 
 Builds a synthetic but realistic Python repository of about 1,000 units
 (classes, methods, functions with docstrings, calls between them, a README),
@@ -14,7 +14,11 @@ indexes it, installs the plain git hooks (`hookgraph install`), and measures:
   post-commit), the same commit with ``--no-verify`` and hookgraph's hooks
   skipped, and the same commit through the pre-commit framework (a ``repo: local``
   ``language: system`` hook), for context;
-* all of that again in shared mode (the snapshot is exported and staged).
+* **branch moves**: ``git checkout`` of a branch that differs in 50 files (and
+  back), and a 30-commit ``git rebase``, with hookgraph's hooks and without;
+* all of the commit measurements again in shared mode (the snapshot is
+  exported and staged);
+* the peak memory of each hook (``wait4``: the hook and its descendants).
 
 Every run starts from the same state: the base commit checked out and the
 index database restored from a copy, so each code-change run embeds the same
@@ -27,7 +31,6 @@ from __future__ import annotations
 import argparse
 import os
 import platform
-import random
 import shutil
 import statistics
 import subprocess
@@ -35,6 +38,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import build_sources, measured, precompile  # noqa: E402  (the synthetic code base, shared)
 
 HERE = Path(__file__).resolve().parent
 RESULTS = HERE / "RESULTS.md"
@@ -46,64 +52,6 @@ IDENTITY = {
 }
 GIT_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
             "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX")
-
-# -- a synthetic code base ------------------------------------------------------------
-
-NOUNS = ["invoice", "customer", "order", "payment", "ledger", "account", "report", "session", "token",
-         "message", "queue", "cache", "record", "schedule", "shipment", "product", "price", "discount",
-         "refund", "balance", "tax", "currency", "receipt", "profile", "address", "event", "metric",
-         "batch", "export", "import"]
-VERBS = ["load", "save", "parse", "format", "validate", "compute", "merge", "split", "render", "send",
-         "fetch", "retry", "close", "open", "filter", "sort", "group", "apply", "reset", "encode"]
-ADJ = ["pending", "expired", "active", "monthly", "daily", "remote", "local", "cached", "signed", "draft"]
-
-
-def _function(rng: random.Random, name: str, callees: list[str], indent: str = "", method: bool = False) -> str:
-    noun, adj = rng.choice(NOUNS), rng.choice(ADJ)
-    params = ", ".join(["self"] * method + rng.sample(["items", "limit", "strict", "when", "key", "value"], 2))
-    calls = "\n".join(f"{indent}        result = {c}(result)" for c in callees)
-    return (
-        f"{indent}def {name}({params}):\n"
-        f'{indent}    """{name.replace("_", " ").capitalize()} for {adj} {noun}s; returns the updated {noun}."""\n'
-        f"{indent}    result = []\n"
-        f"{indent}    for entry in items or []:\n"
-        f"{indent}        if strict and not entry:\n"
-        f"{indent}            continue\n"
-        f"{indent}        result.append(entry)\n"
-        f"{calls + chr(10) if calls else ''}"
-        f"{indent}    if limit is not None:\n"
-        f"{indent}        result = result[:limit]\n"
-        f"{indent}    return result\n"
-    )
-
-
-def build_sources(n_files: int, seed: int = 7) -> dict[str, str]:
-    """``{path: text}``: n_files modules of 2 classes x 5 methods + 10 functions each, and docs."""
-    rng = random.Random(seed)
-    files: dict[str, str] = {}
-    for i in range(n_files):
-        package = f"app/{NOUNS[i % len(NOUNS)]}"
-        module = f"{package}/{VERBS[i % len(VERBS)]}_{i}.py"
-        parts = [f'"""{NOUNS[i % len(NOUNS)].capitalize()} handling: {VERBS[i % len(VERBS)]} step {i}."""\n\n'
-                 "import logging\n\nlog = logging.getLogger(__name__)\n"]
-        for c in range(2):
-            cls = f"{rng.choice(ADJ).capitalize()}{NOUNS[(i + c) % len(NOUNS)].capitalize()}Handler{i}_{c}"
-            parts.append(f"\n\nclass {cls}:\n    \"\"\"Keeps {NOUNS[(i + c) % len(NOUNS)]}s together.\"\"\"\n")
-            for m in range(5):
-                parts.append("\n" + _function(rng, f"{VERBS[(m + c) % len(VERBS)]}_{rng.choice(NOUNS)}",
-                                                [], indent="    ", method=True))
-        defined: list[str] = []
-        for f in range(10):
-            name = f"{rng.choice(VERBS)}_{rng.choice(ADJ)}_{rng.choice(NOUNS)}_{i}_{f}"
-            callees = rng.sample(defined, min(2, len(defined))) if f % 3 == 2 else []
-            parts.append("\n\n" + _function(rng, name, callees))
-            defined.append(name)
-        files[module] = "".join(parts)
-    files["README.md"] = "# Synthetic app\n\nOrders, invoices and payments.\n\n## Running\n\nRun it.\n"
-    files["CHANGELOG.txt"] = "0.1 first release\n"
-    files["config/settings.toml"] = "[app]\nname = 'synthetic'\n"
-    return files
-
 
 # -- running things -------------------------------------------------------------------
 
@@ -126,21 +74,17 @@ def git(repo: Path, *args: str, **extra: str) -> subprocess.CompletedProcess[str
     return run(["git", *args], repo, **extra)
 
 
-#: CPU seconds (user + system) of the last ``timed`` command and its children.
+#: CPU seconds (user + system) and peak RSS (MB) of the last ``timed`` command and its descendants.
 LAST_CPU = [0.0]
+LAST_PEAK = [0.0]
 
 
 def timed(args: list[str], cwd: Path, **extra: str) -> float:
-    """Wall seconds of one command; its CPU seconds go to LAST_CPU (less sensitive to a busy machine)."""
-    import resource
-
-    before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    started = time.perf_counter()
-    run(args, cwd, **extra)
-    wall = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    LAST_CPU[0] = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
-    return wall
+    """Wall seconds of one command; its CPU seconds go to LAST_CPU, its peak memory to LAST_PEAK."""
+    m = measured(args, cwd, **{**IDENTITY, **extra})
+    LAST_CPU[0] = m.cpu
+    LAST_PEAK[0] = m.peak_mb
+    return m.wall
 
 
 def change_no_code(repo: Path, i: int) -> list[str]:
@@ -187,6 +131,7 @@ def bench_mode(repo: Path, base: str, saved_db: Path, code_files: list[str], run
             results.setdefault(f"hook|{case}", []).append(
                 timed([str(hook / "pre-commit")], repo, GIT_INDEX_FILE=".git/index"))
             results.setdefault(f"cpu|{case}", []).append(LAST_CPU[0])
+            results.setdefault(f"peak|{case}", []).append(LAST_PEAK[0])
             # the whole git commit with hookgraph's hooks
             reset(repo, base, saved_db)
             git(repo, "add", *change(i))
@@ -198,6 +143,127 @@ def bench_mode(repo: Path, base: str, saved_db: Path, code_files: list[str], run
                 timed(["git", "commit", "-q", "--no-verify", "-m", f"run {i}"], repo, HOOKGRAPH_SKIP="1"))
     reset(repo, base, saved_db)
     return {k: statistics.median(v) for k, v in results.items()} | {"_all": results, "_shared": shared}
+
+
+def _edit_function(text: str, tag: str) -> str:
+    """The same text with the body of its first module-level function changed."""
+    at = text.index("    result = []\n", text.index("\n\ndef "))
+    return text[:at] + f"    result = []  # {tag}\n" + text[at + len("    result = []\n"):]
+
+
+def _small_module(i: int) -> str:
+    return (f'"""Extra helpers {i}."""\n\n\ndef extra_helper_{i}(items, limit):\n'
+            f'    """Keep the first {i} items that are set."""\n'
+            f"    return [x for x in items if x][:limit + {i}]\n")
+
+
+def make_branches(repo: Path, base: str, modules: list[str]) -> dict[str, str]:
+    """``wide``: 50 files differ from base (every module edited, docs, 5 new modules);
+    ``topic``: 30 commits on base, one function each; ``main`` gets one code commit after base,
+    so rebasing topic onto it replays all 30."""
+    run_env = {"HOOKGRAPH_SKIP": "1"}
+    tips: dict[str, str] = {}
+    git(repo, "checkout", "-q", "-b", "wide", base, **run_env)
+    changed = []
+    for path in modules:
+        (repo / path).write_text(_edit_function((repo / path).read_text(), "wide branch"))
+        changed.append(path)
+    for path, text in (("README.md", "# Synthetic app\n\nWide branch.\n\n## Running\n\nRun it twice.\n"),
+                       ("CHANGELOG.txt", "0.2 wide\n"), ("config/settings.toml", "[app]\nname = 'wide'\n")):
+        (repo / path).write_text(text)
+        changed.append(path)
+    i = 0
+    while len(changed) < 50:
+        path = f"app/extra/helpers_{i}.py"
+        (repo / path).parent.mkdir(parents=True, exist_ok=True)
+        (repo / path).write_text(_small_module(i))
+        changed.append(path)
+        i += 1
+    git(repo, "add", "-A", **run_env)
+    git(repo, "commit", "-q", "-m", "wide change", **run_env)
+    tips["wide"] = git(repo, "rev-parse", "HEAD").stdout.strip()
+    tips["wide_files"] = str(len(changed))
+
+    git(repo, "checkout", "-q", "-b", "topic", base, **run_env)
+    for n in range(30):
+        path = modules[n % len(modules)]
+        (repo / path).write_text(_edit_function((repo / path).read_text(), f"topic {n}"))
+        git(repo, "commit", "-q", "-am", f"topic {n}", **run_env)
+    tips["topic"] = git(repo, "rev-parse", "HEAD").stdout.strip()
+
+    git(repo, "checkout", "-q", "main", **run_env)
+    for path in modules[-3:]:  # upstream moved on: 3 functions in files the topic does not touch
+        text = (repo / path).read_text()
+        at = text.rindex("    result = []\n")
+        (repo / path).write_text(text[:at] + "    result = []  # upstream\n" + text[at + len("    result = []\n"):])
+    git(repo, "commit", "-q", "-am", "upstream", **run_env)
+    tips["main"] = git(repo, "rev-parse", "HEAD").stdout.strip()
+    return tips
+
+
+def bench_checkout_rebase(repo: Path, base: str, saved_db: Path, tips: dict[str, str], runs: int,
+                          work: Path) -> dict:
+    """``git checkout`` of a branch differing in 50 files (and back), and a 30-commit rebase, hooks on and off."""
+    import json as _json
+
+    skip = {"HOOKGRAPH_SKIP": "1"}
+    db = repo / ".hookgraph/index.db"
+    results: dict[str, list[float]] = {}
+    log = work / "hooks.log"
+
+    def restore(copy: Path) -> None:
+        for suffix in ("-wal", "-shm"):
+            Path(str(db) + suffix).unlink(missing_ok=True)
+        shutil.copyfile(copy, db)
+
+    def sync_copy(name: str) -> Path:
+        run([PYTHON, "-m", "hookgraph.cli", "index"], repo)
+        copy = work / f"index.db.{name}"
+        import apsw
+
+        conn = apsw.Connection(str(db))
+        conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+        conn.close()
+        shutil.copyfile(db, copy)
+        return copy
+
+    git(repo, "checkout", "-q", "main", **skip)
+    git(repo, "reset", "-q", "--hard", tips["main"], **skip)
+    at_main = sync_copy("main")
+    git(repo, "checkout", "-q", "topic", **skip)
+    at_topic = sync_copy("topic")
+    for i in range(runs):
+        # checkout to the wide branch: its new texts are embedded
+        git(repo, "checkout", "-q", "main", **skip)
+        restore(at_main)
+        results.setdefault("checkout|hooks", []).append(timed(["git", "checkout", "-q", "wide"], repo))
+        results.setdefault("checkout|peak", []).append(LAST_PEAK[0])
+        # and back: every vector is revived from the orphan cache, nothing is embedded
+        results.setdefault("back|hooks", []).append(timed(["git", "checkout", "-q", "main"], repo))
+        results.setdefault("back|peak", []).append(LAST_PEAK[0])
+        restore(at_main)
+        results.setdefault("checkout|baseline", []).append(timed(["git", "checkout", "-q", "wide"], repo, **skip))
+        git(repo, "checkout", "-q", "main", **skip)
+        # a 30-commit rebase of topic onto main
+        for hooks_on in (True, False):
+            git(repo, "checkout", "-q", "topic", **skip)
+            git(repo, "reset", "-q", "--hard", tips["topic"], **skip)
+            restore(at_topic)
+            log.unlink(missing_ok=True)
+            extra = {"HOOKGRAPH_HOOK_LOG": str(log)} if hooks_on else skip
+            seconds = timed(["git", "rebase", "-q", "main"], repo, **extra)
+            if hooks_on:
+                results.setdefault("rebase|hooks", []).append(seconds)
+                results.setdefault("rebase|peak", []).append(LAST_PEAK[0])
+                entries = [_json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+                results.setdefault("rebase|hook runs", []).append(float(len(entries)))
+                results.setdefault("rebase|embedded", []).append(float(sum(e.get("embedded", 0) for e in entries)))
+            else:
+                results.setdefault("rebase|baseline", []).append(seconds)
+    git(repo, "checkout", "-q", "main", **skip)
+    git(repo, "reset", "-q", "--hard", base, **skip)
+    restore(saved_db)
+    return {k: statistics.median(v) for k, v in results.items()} | {"_all": results}
 
 
 def bench_framework(repo: Path, base: str, saved_db: Path, code_files: list[str], runs: int) -> dict:
@@ -224,7 +290,11 @@ def main() -> None:
     parser.add_argument("--files", type=int, default=42, help="modules of 23 units each (42: about 1,000 units)")
     parser.add_argument("--keep", type=Path, help="build the repository here and keep it")
     parser.add_argument("--no-write", action="store_true", help="print only; leave RESULTS.md alone")
+    parser.add_argument("--parts", default="commit,framework,moves,shared",
+                        help="what to measure (a subset prints raw medians and writes nothing)")
     args = parser.parse_args()
+    parts = set(args.parts.split(","))
+    precompile()
 
     work = args.keep or Path(tempfile.mkdtemp(prefix="hookgraph-bench-"))
     repo = work / "repo"
@@ -263,17 +333,34 @@ def main() -> None:
     shutil.copyfile(repo / ".hookgraph/index.db", saved)
     code_files = sorted(p for p in sources if p.endswith(".py"))[:2]
 
-    default = bench_mode(repo, base, saved, code_files, args.runs, shared=False)
-    framework = bench_framework(repo, base, saved, code_files, args.runs)
+    default = bench_mode(repo, base, saved, code_files, args.runs, shared=False) if "commit" in parts else {}
+    framework = bench_framework(repo, base, saved, code_files, args.runs) if "framework" in parts else {}
+    moves: dict = {}
+    if "moves" in parts:
+        modules = sorted(p for p in sources if p.endswith(".py"))
+        tips = make_branches(repo, base, modules)
+        moves = bench_checkout_rebase(repo, base, saved, tips, args.runs, work)
+        moves["wide_files"] = int(tips["wide_files"])
 
     # shared mode: same repository, snapshot committed in the base commit
-    run([PYTHON, "-m", "hookgraph.cli", "install", "--shared"], repo)
-    git(repo, "commit", "-q", "-m", "share the index")
-    shared_base = git(repo, "rev-parse", "HEAD").stdout.strip()
-    shared_saved = work / "index.db.shared.saved"
-    shutil.copyfile(repo / ".hookgraph/index.db", shared_saved)
-    snapshot_bytes = (repo / ".hookgraph/shared.db").stat().st_size
-    shared = bench_mode(repo, shared_base, shared_saved, code_files, args.runs, shared=True)
+    shared: dict = {}
+    snapshot_bytes = 0
+    if "shared" in parts:
+        run([PYTHON, "-m", "hookgraph.cli", "install", "--shared"], repo)
+        git(repo, "commit", "-q", "-m", "share the index")
+        shared_base = git(repo, "rev-parse", "HEAD").stdout.strip()
+        shared_saved = work / "index.db.shared.saved"
+        shutil.copyfile(repo / ".hookgraph/index.db", shared_saved)
+        snapshot_bytes = (repo / ".hookgraph/shared.db").stat().st_size
+        shared = bench_mode(repo, shared_base, shared_saved, code_files, args.runs, shared=True)
+    if parts != {"commit", "framework", "moves", "shared"}:
+        for name, result in (("default", default), ("framework", framework), ("moves", moves), ("shared", shared)):
+            if result:
+                print(name, {k: (round(v, 3) if isinstance(v, float) else v) for k, v in result.items()
+                             if not k.startswith("_")})
+        if not args.keep:
+            shutil.rmtree(work, ignore_errors=True)
+        return
 
     machine = {
         "nproc": subprocess.run(["nproc"], capture_output=True, text=True).stdout.strip() or str(os.cpu_count()),
@@ -282,7 +369,8 @@ def main() -> None:
         "git": subprocess.run(["git", "--version"], capture_output=True, text=True).stdout.strip(),
         "load": " ".join(f"{x:.1f}" for x in os.getloadavg()),
     }
-    section = render(default, framework, shared, units, info["bytes"], snapshot_bytes, index_seconds, args, machine)
+    section = render(default, framework, shared, moves, units, info["bytes"], snapshot_bytes, index_seconds, args,
+                     machine)
     print(section)
     if not args.no_write:
         write_section(section)
@@ -291,7 +379,7 @@ def main() -> None:
         shutil.rmtree(work, ignore_errors=True)
 
 
-def render(default: dict, framework: dict, shared: dict, units: int, db_bytes: int, snapshot_bytes: int,
+def render(default: dict, framework: dict, shared: dict, moves: dict, units: int, db_bytes: int, snapshot_bytes: int,
            index_seconds: float, args: argparse.Namespace, machine: dict) -> str:
     def ms(value: float) -> str:
         return f"{value * 1000:.0f} ms"
@@ -325,8 +413,9 @@ def render(default: dict, framework: dict, shared: dict, units: int, db_bytes: i
         d, s = default[key], shared[key]
         ok = "meets" if d <= targets[case] else "MISSES"
         lines.append(f"| {case} | <= {targets[case]:.1f} s | **{ms(d)}** ({ok}; runs {spread(default, key)}; "
-                     f"CPU {ms(default[f'cpu|{case}'])}) | {ms(s)} (runs {spread(shared, key)}; "
-                     f"CPU {ms(shared[f'cpu|{case}'])}) |")
+                     f"CPU {ms(default[f'cpu|{case}'])}; peak {default[f'peak|{case}']:.0f} MB) | {ms(s)} "
+                     f"(runs {spread(shared, key)}; CPU {ms(shared[f'cpu|{case}'])}; "
+                     f"peak {shared[f'peak|{case}']:.0f} MB) |")
     lines += [
         "",
         "For context, the whole `git commit` (hookgraph's pre-commit and post-commit hooks included):",
@@ -340,12 +429,32 @@ def render(default: dict, framework: dict, shared: dict, units: int, db_bytes: i
                      f"{ms(framework[f'framework|{case}'])} | {ms(shared[f'commit|{case}'])} |")
     lines += [
         "",
+        f"**Branch moves** (default mode, hooks from `hookgraph install`; whole git command, median of {args.runs}):",
+        "",
+        "| operation | without hookgraph (`HOOKGRAPH_SKIP=1`) | with hookgraph's hooks | peak memory | "
+        "what the hooks did |",
+        "|---|---:|---:|---:|---|",
+        f"| `git checkout` of a branch differing in {moves['wide_files']} files (every module edited, docs, 5 new "
+        f"modules) | {ms(moves['checkout|baseline'])} | **{ms(moves['checkout|hooks'])}** "
+        f"(runs {spread(moves, 'checkout|hooks')}) | {moves['checkout|peak']:.0f} MB | one post-checkout sync: "
+        "the changed units embedded |",
+        f"| `git checkout` back | - | **{ms(moves['back|hooks'])}** (runs {spread(moves, 'back|hooks')}) | "
+        f"{moves['back|peak']:.0f} MB | vectors revived from the orphan cache, nothing embedded |",
+        f"| `git rebase` of 30 commits (one function each) onto a main with 3 new function edits | "
+        f"{ms(moves['rebase|baseline'])} | **{ms(moves['rebase|hooks'])}** (runs {spread(moves, 'rebase|hooks')}) | "
+        f"{moves['rebase|peak']:.0f} MB | {moves['rebase|hook runs']:.0f} hook runs: the per-commit ones return at "
+        f"once, post-rewrite syncs once ({moves['rebase|embedded']:.0f} texts embedded: main's edits were indexed "
+        "before the topic was checked out, so their vectors are revived from the orphan cache) |",
+        "",
         "CPU is user + system time of the hook's processes (median): it moves less than wall time when other "
         "work shares the cores. "
         "Each run starts from the base commit with the index restored from a copy, so every code-change run "
         "embeds the same new texts (the 3 functions, no file fingerprint changes). A code-free commit imports "
         "neither numpy nor tree-sitter nor llama_cpp (`python -X importtime`; tested in tests/test_hooks.py). "
-        "The framework column includes pre-commit's own start-up and stash check.",
+        "The framework column includes pre-commit's own start-up and stash check. "
+        "During the rebase the per-commit hooks (post-checkout, 30 post-commits) see the rebase in progress in "
+        "the installed shell script and return without starting Python; post-rewrite syncs once. Bytecode is "
+        "compiled before measuring (`compileall`), as an install does.",
         "",
     ]
     return "\n".join(lines)
