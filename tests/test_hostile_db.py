@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import sys
 from collections.abc import Callable
 from pathlib import Path
 
@@ -24,6 +25,9 @@ from hookgraph.store import Store, _load_vec, db_path
 from hookgraph.sync import read_target, sync
 from tests.conftest import git, make_repo, run_cli
 from tests.reliability import OpenWatcher, record, store_state, tree
+
+#: The watch on the directory beside the repository uses inotify.
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs inotify (Linux)")
 
 SECRET = "TOP-SECRET-TOKEN-4f1d"
 CODE = {
