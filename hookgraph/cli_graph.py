@@ -34,18 +34,9 @@ def complete_symbol(ctx: click.Context, param: click.Parameter, incomplete: str)
         return []
 
 
-def host_module(cli: click.Group) -> Any:
-    """The module defining the group: ``hookgraph.cli``, or ``__main__`` under ``python -m hookgraph.cli``
-    (the hooks' way in), whose helpers we borrow without importing hookgraph.cli a second time."""
-    import sys
-
-    return sys.modules[cli.callback.__module__]  # type: ignore[union-attr]
-
-
 def register(cli: click.Group) -> None:
     """Add ``graph`` to the ``hookgraph`` group."""
-    host = host_module(cli)
-    friendly = host.friendly
+    from hookgraph.cli_common import friendly, open_store, repo_root_here
 
     @cli.command()
     @click.argument("symbol", shell_complete=complete_symbol)
@@ -66,6 +57,6 @@ def register(cli: click.Group) -> None:
         from hookgraph.diagram import render
         from hookgraph.neighbourhood import neighbourhood
 
-        with host._open_store(host._root()) as store:
+        with open_store(repo_root_here()) as store:
             hood = neighbourhood(store, symbol, depth=depth, max_fan=max_fan)
         click.echo(render(hood, fmt), nl=False)

@@ -14,10 +14,7 @@ import click
 
 def register(cli: click.Group) -> None:
     """Add ``mcp`` to the ``hookgraph`` group."""
-    from hookgraph.cli_graph import host_module
-
-    host = host_module(cli)
-    friendly, UserError = host.friendly, host.UserError
+    from hookgraph.cli_common import UserError, friendly
 
     @cli.command()
     @click.option("--repo", "repo", type=click.Path(file_okay=False, path_type=Path), default=None,

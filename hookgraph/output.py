@@ -11,7 +11,7 @@
   line, col the 1-based byte column of its name on that line in the working
   tree file (1 when it is not there).
 
-Everything printed for people goes through :func:`hookgraph.cli.shown`:
+Everything printed for people goes through :func:`hookgraph.cli_common.shown`:
 paths, names and snippets come from the repository and from a database that
 may have been committed by someone else, and a terminal must not act on them.
 The JSON formats escape control characters by construction.
@@ -71,7 +71,7 @@ def text_lines(results: list[Any], colour: bool) -> Iterator[str]:
     """The people's format: a header line per result and its snippet, indented."""
     import click
 
-    from hookgraph.cli import shown
+    from hookgraph.cli_common import shown
     from hookgraph.compose import snippet
 
     def paint(text: str, **style: Any) -> str:
@@ -95,7 +95,7 @@ def jsonl_lines(results: list[Any]) -> Iterator[str]:
 
 def vimgrep_lines(root: Path, results: list[Any]) -> Iterator[str]:
     """``path:line:col:symbol (kind) snippet`` per result; one line each, whatever the text holds."""
-    from hookgraph.cli import shown
+    from hookgraph.cli_common import shown
     from hookgraph.compose import snippet
 
     columns = _NameColumns(root)
