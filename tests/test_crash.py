@@ -21,7 +21,7 @@ import pytest
 
 from hookgraph.store import db_path
 from hookgraph.sync import read_target, sync
-from tests.conftest import clean_env, commit_all, git, make_repo, write_files
+from tests.conftest import commit_all, git, make_repo, write_files
 from tests.reliability import Budget, record, spawn, store_state, tree, wait_for_lock
 
 BASE = {

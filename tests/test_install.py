@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from hookgraph.install import CHAINED_SUFFIX, MARKER
-from tests.hook_helpers import MATH, PYTHON, TEXT, Repo, hooks_of, new_repo
+from tests.hook_helpers import MATH, PYTHON, TEXT, hooks_of, new_repo
 
 HOOKS = ["post-checkout", "post-commit", "post-merge", "post-rewrite", "pre-commit"]
 

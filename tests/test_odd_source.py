@@ -12,7 +12,6 @@ import sys
 import unicodedata
 from pathlib import Path
 
-import pytest
 
 from hookgraph.store import Store, db_path
 from tests.conftest import clean_env, git, make_repo, run_cli

@@ -14,7 +14,7 @@ from hookgraph.models import default_model_path
 from hookgraph.models.presets import read_gguf_metadata
 from hookgraph.store import Store, db_path
 from hookgraph.sync import read_target, sync
-from tests.conftest import commit_all, make_repo, write_files
+from tests.conftest import make_repo
 from tests.hook_helpers import MATH, TEXT
 
 

@@ -10,7 +10,6 @@ that answers 503 before it recovers.
 from __future__ import annotations
 
 import http.server
-import json
 import shutil
 import socket
 import subprocess
@@ -120,10 +119,10 @@ def test_index_through_the_server_gives_the_local_vectors(tmp_path: Path, server
     assert len(local) > 100 and remote.keys() == local.keys()  # same recipe, same texts, same windows
     keys = sorted(local)
     r = np.stack([remote[k] for k in keys])
-    l = np.stack([local[k] for k in keys])
-    cos = (r * l).sum(axis=1)
+    loc = np.stack([local[k] for k in keys])
+    cos = (r * loc).sum(axis=1)
     print(f"remote vs local over {len(keys)} vectors: min cosine {cos.min():.7f}, mean {cos.mean():.7f}, "
-          f"max abs diff {np.abs(r - l).max():.2e}")
+          f"max abs diff {np.abs(r - loc).max():.2e}")
     assert cos.min() >= 0.9999
     with Store(db_path(remote_repo), readonly=True) as a, Store(db_path(local_repo), readonly=True) as b:
         for key in ("model_sha256", "embed_recipe", "dims", "document_prefix"):
