@@ -63,7 +63,13 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     from hookgraph.store import StoreError
     from hookgraph.sync import SyncError
 
-    errors: list[type[BaseException]] = [GitError, StoreError, SyncError, LockTimeout, SymbolNotFound]
+    from hookgraph.config import ConfigError
+    from hookgraph.hooks import HookUsageError
+    from hookgraph.models.presets import GGUFFormatError
+    from hookgraph.overlay import OverlayError
+
+    errors: list[type[BaseException]] = [GitError, StoreError, SyncError, LockTimeout, SymbolNotFound,
+                                         ConfigError, HookUsageError, GGUFFormatError, OverlayError]
     try:
         from hookgraph.embed import EmbedderError
 

@@ -9,47 +9,11 @@ from __future__ import annotations
 
 import os
 import sys
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
 
 import click
 
-F = TypeVar("F", bound=Callable[..., Any])
-
-
-class _Failure(click.ClickException):
-    """One line on stderr, exit code 2 (the CLI contract for usage and input errors)."""
-
-    exit_code = 2
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"hookgraph: {self.format_message()}", err=True)
-
-
-def _one_line_errors(func: F) -> F:
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except (click.ClickException, SystemExit):
-            raise
-        except KeyboardInterrupt:
-            click.echo("hookgraph: interrupted", err=True)
-            sys.exit(130)
-        except Exception as exc:
-            if os.environ.get("HOOKGRAPH_DEBUG"):
-                raise
-            raise _Failure(" ".join(str(exc).split()) or type(exc).__name__) from None
-
-    return wrapper  # type: ignore[return-value]
-
-
-def _root() -> Path:
-    from hookgraph.git import repo_root
-
-    return repo_root(Path.cwd())
+from hookgraph.cli_common import friendly, repo_root_here
 
 
 def register(cli: click.Group) -> None:
@@ -78,12 +42,12 @@ def register(cli: click.Group) -> None:
     @click.option("--uninstall", is_flag=True, help="Remove the hooks (and with --shared, turn shared mode off).")
     @click.option("--no-hooks", is_flag=True,
                   help="Only set up shared mode (for pre-commit framework users).")
-    @_one_line_errors
+    @friendly
     def install(shared: bool, uninstall: bool, no_hooks: bool) -> None:
         """Install plain git hooks that keep the index fresh, chaining existing hooks."""
         from hookgraph import install as installer
 
-        root = _root()
+        root = repo_root_here()
         if uninstall:
             lines = installer.uninstall(root, shared_mode=shared)
         else:
@@ -122,12 +86,12 @@ def register(cli: click.Group) -> None:
     @cli.command()
     @click.option("--local", "local", is_flag=True, help="Check the working index instead of the committed one.")
     @click.option("--rev", default="HEAD", show_default=True, help="The commit to check (committed database only).")
-    @_one_line_errors
+    @friendly
     def verify(local: bool, rev: str) -> None:
         """Exit 0 if the committed database describes HEAD, 1 if not (for CI). One line either way."""
         from hookgraph import shared
 
-        root = _root()
+        root = repo_root_here()
         verdict = shared.verify_local(root) if local else shared.verify_committed(root, rev)
         click.echo(verdict.message, err=not verdict.ok)
         sys.exit(0 if verdict.ok else 1)

@@ -10,45 +10,14 @@ Importing this module costs click only.
 from __future__ import annotations
 
 import json
-import os
-import sys
-from collections.abc import Callable
-from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import Any
 
 import click
 
-F = TypeVar("F", bound=Callable[..., Any])
+from hookgraph.cli_common import UserError, friendly
 
 POOLING_NAMES = {0: "none", 1: "mean", 2: "cls", 3: "last-token", 4: "rank"}
-
-
-class _Failure(click.ClickException):
-    """One line on stderr, exit code 2 (the CLI contract for usage and input errors)."""
-
-    exit_code = 2
-
-    def show(self, file: Any = None) -> None:
-        click.echo(f"hookgraph: {self.format_message()}", err=True)
-
-
-def _one_line_errors(func: F) -> F:
-    @wraps(func)
-    def wrapper(*args: Any, **kwargs: Any) -> Any:
-        try:
-            return func(*args, **kwargs)
-        except (click.ClickException, SystemExit):
-            raise
-        except KeyboardInterrupt:
-            click.echo("hookgraph: interrupted", err=True)
-            sys.exit(130)
-        except Exception as exc:
-            if os.environ.get("HOOKGRAPH_DEBUG"):
-                raise
-            raise _Failure(" ".join(str(exc).split()) or type(exc).__name__) from None
-
-    return wrapper  # type: ignore[return-value]
 
 
 def _root_or_none() -> Path | None:
@@ -125,7 +94,7 @@ def register(cli: click.Group) -> None:
 
     @model.command("show")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-    @_one_line_errors
+    @friendly
     def model_show(as_json: bool) -> None:
         """The model in use: file, SHA-256, dimensions, pooling, window, prefixes."""
         from hookgraph import config
@@ -167,7 +136,7 @@ def register(cli: click.Group) -> None:
     @click.option("--document-prefix", default=None, help="Override the family preset's document prefix.")
     @click.option("--max-tokens", type=click.IntRange(8, 1_000_000), default=None,
                   help="Tokens per window (default: the family's, within the model's context).")
-    @_one_line_errors
+    @friendly
     def model_use(path: str, query_prefix: str | None, document_prefix: str | None, max_tokens: int | None) -> None:
         """Embed this repository with PATH.gguf from now on ('default' for the shipped model).
 
@@ -218,11 +187,11 @@ def register(cli: click.Group) -> None:
     @click.argument("model_dir", type=click.Path(file_okay=False, path_type=Path))
     @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
     @click.option("--type", "out_type", type=click.Choice(["f32", "f16", "q8_0"]), default="q8_0", show_default=True)
-    @_one_line_errors
+    @friendly
     def model_convert(model_dir: Path, out: Path, out_type: str) -> None:
         """Convert a sentence-transformers BERT-family folder MODEL_DIR to a GGUF file OUT."""
         from hookgraph.models.convert import convert_command
 
         if not model_dir.is_dir():
-            raise _Failure(f"{model_dir} is not a folder: pass a sentence-transformers model folder")
+            raise UserError(f"{model_dir} is not a folder: pass a sentence-transformers model folder")
         click.echo(convert_command(model_dir, out, out_type))
