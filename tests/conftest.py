@@ -83,6 +83,36 @@ def run_cli(repo: Path, *args: str, check: bool = False, env: dict[str, str] | N
     return proc
 
 
+#: A tiny real-looking module: a retrying fetch, its two helpers, and a class that calls it.
+TINY_APP = '''"""Tiny web app."""
+
+
+def fetch_page(url, attempts=3):
+    """Download a page, trying again when the network fails."""
+    for attempt in range(attempts):
+        try:
+            return open_connection(url).read()
+        except OSError:
+            wait_a_little(attempt)
+    raise OSError(url)
+
+
+def open_connection(url):
+    return url
+
+
+def wait_a_little(attempt):
+    return attempt
+
+
+class Cache:
+    """Keeps pages in memory."""
+
+    def lookup(self, url):
+        return fetch_page(url)
+'''
+
+
 @pytest.fixture(scope="session")
 def embedder():
     """The real shipped model, loaded once for the whole session."""

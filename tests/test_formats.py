@@ -13,35 +13,9 @@ from pathlib import Path
 
 import pytest
 
-from tests.conftest import clean_env, make_repo, run_cli
+from tests.conftest import TINY_APP, clean_env, make_repo, run_cli
 
-APP = '''"""Tiny web app."""
-
-
-def fetch_page(url, attempts=3):
-    """Download a page, trying again when the network fails."""
-    for attempt in range(attempts):
-        try:
-            return open_connection(url).read()
-        except OSError:
-            wait_a_little(attempt)
-    raise OSError(url)
-
-
-def open_connection(url):
-    return url
-
-
-def wait_a_little(attempt):
-    return attempt
-
-
-class Cache:
-    """Keeps pages in memory."""
-
-    def lookup(self, url):
-        return fetch_page(url)
-'''
+APP = TINY_APP
 
 ODD = 'def odd():\n    """Tab\there, and an escape \x1b[31m red."""\n    return 1\n'
 

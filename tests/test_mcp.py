@@ -18,35 +18,9 @@ pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
-from tests.conftest import clean_env, commit_all, git, make_repo, run_cli, write_files
+from tests.conftest import TINY_APP, clean_env, commit_all, git, make_repo, run_cli, write_files
 
-APP = '''"""Tiny web app."""
-
-
-def fetch_page(url, attempts=3):
-    """Download a page, trying again when the network fails."""
-    for attempt in range(attempts):
-        try:
-            return open_connection(url).read()
-        except OSError:
-            wait_a_little(attempt)
-    raise OSError(url)
-
-
-def open_connection(url):
-    return url
-
-
-def wait_a_little(attempt):
-    return attempt
-
-
-class Cache:
-    """Keeps pages in memory."""
-
-    def lookup(self, url):
-        return fetch_page(url)
-'''
+APP = TINY_APP
 
 INVOICE = '''
 
