@@ -40,27 +40,17 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import build_sources, measured, precompile  # noqa: E402  (the synthetic code base, shared)
-
-HERE = Path(__file__).resolve().parent
-RESULTS = HERE / "RESULTS.md"
-PYTHON = sys.executable
-IDENTITY = {
-    "GIT_AUTHOR_NAME": "Bench", "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "Bench", "GIT_COMMITTER_EMAIL": "bench@example.com",
-    "GIT_CONFIG_NOSYSTEM": "1",
-}
-GIT_VARS = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY",
-            "GIT_ALTERNATE_OBJECT_DIRECTORIES", "GIT_COMMON_DIR", "GIT_PREFIX")
+from _common import (  # noqa: E402  (the synthetic code base and environment, shared)
+    IDENTITY,
+    PYTHON,
+    RESULTS,
+    build_sources,
+    env,
+    measured,
+    precompile,
+)
 
 # -- running things -------------------------------------------------------------------
-
-
-def env(**extra: str) -> dict[str, str]:
-    e = {k: v for k, v in os.environ.items() if k not in GIT_VARS}
-    e.update(IDENTITY)
-    e.update(extra)
-    return e
 
 
 def run(args: list[str], cwd: Path, **extra: str) -> subprocess.CompletedProcess[str]:
