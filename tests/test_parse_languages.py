@@ -635,6 +635,39 @@ def test_tsx():
     assert has_edge(pf, "inherits", "TodoStore", "BaseStore", line=35)
 
 
+OBJECT_MODULE = """const known = { http: httpAdapter };
+
+/** Pick the first adapter the platform supports. */
+export default {
+  getAdapter: (names) => {
+    return names.map(find).find(Boolean);
+  },
+  isKnown(name) {
+    return has(known, name);
+  },
+  legacy: function (name) { return lookup(name); },
+  adapters: known,
+};
+module.exports.reset = function () { clear(known); };
+"""
+
+
+@pytest.mark.parametrize("path", ["lib/adapters.js", "lib/adapters.ts", "lib/adapters.tsx"])
+def test_functions_in_object_literals_are_units(path):
+    """A module written as an object of functions has units, in all three ECMAScript grammars."""
+    pf = parse_file(path, OBJECT_MODULE.encode())
+    assert not pf.had_errors
+    assert units_of(pf) == {
+        ("function", "getAdapter", 5, 7),
+        ("function", "isKnown", 8, 10),
+        ("function", "legacy", 11, 11),
+        ("function", "reset", 14, 14),
+    }
+    assert has_edge(pf, "calls", "getAdapter", "find")
+    assert has_edge(pf, "calls", "isKnown", "has")
+    assert has_edge(pf, "calls", "reset", "clear")
+
+
 # --------------------------------------------------------------------------- Go
 
 

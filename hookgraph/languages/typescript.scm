@@ -1,15 +1,8 @@
-; hookgraph query for TypeScript; also compiled against the tsx grammar.
+; hookgraph query for TypeScript (also compiled against the tsx grammar), after
+; ecmascript.scm, which holds the patterns TypeScript shares with JavaScript.
 ; Capture convention: hookgraph/languages/__init__.py
 
 ; ---------------------------------------------------------------- definitions
-
-(function_declaration
-  name: (identifier) @name.definition.function
-  body: (statement_block) @body) @definition.function
-
-(generator_function_declaration
-  name: (identifier) @name.definition.function
-  body: (statement_block) @body) @definition.function
 
 (class_declaration
   name: (type_identifier) @name.definition.class
@@ -33,11 +26,6 @@
   body: (statement_block) @body) @definition.module
 
 (class_body
-  (method_definition
-    name: (_) @name.definition.method
-    body: (statement_block) @body) @definition.method)
-
-(class_body
   (abstract_method_signature
     name: (_) @name.definition.method) @definition.method)
 
@@ -55,56 +43,19 @@
       (function_expression body: (_) @body)
     ]) @definition.method)
 
-; const f = () => ..., const f = function () {...}, var/let too. The declarator is the
-; definition; a declaration with a single declarator (and its export) wraps it.
-(variable_declarator
-  name: (identifier) @name.definition.function
-  value: [
-    (arrow_function body: (_) @body)
-    (function_expression body: (_) @body)
-    (generator_function body: (_) @body)
-  ]) @definition.function
-
-; ---------------------------------------------------------------- documentation
-
-(comment) @comment
-
 ; ---------------------------------------------------------------- imports
 
-(import_statement source: (string (string_fragment) @name.reference.import))
-(import_statement
-  (import_clause (identifier) @name.reference.import)
-  source: (string (string_fragment) @module.reference.import))
-(import_statement
-  (import_clause (named_imports (import_specifier name: (_) @name.reference.import)))
-  source: (string (string_fragment) @module.reference.import))
-(export_statement source: (string (string_fragment) @name.reference.import))
 ; import fs = require("fs")
 (import_require_clause source: (string (string_fragment) @name.reference.import))
 
-; require("x"), import("x")
-(call_expression
-  function: (identifier) @_require
-  arguments: (arguments . (string (string_fragment) @name.reference.import))
-  (#eq? @_require "require"))
-(call_expression
-  function: (import)
-  arguments: (arguments . (string (string_fragment) @name.reference.import)))
-
 ; ---------------------------------------------------------------- calls
 
-(call_expression function: (identifier) @name.reference.call) @reference.call
-(call_expression
-  function: (member_expression property: (property_identifier) @name.reference.call)) @reference.call
 ; the grammar reads `await a.f<T>(x)` as a call of `await a.f`
 (call_expression
   function: (await_expression [
     (identifier) @name.reference.call
     (member_expression property: (property_identifier) @name.reference.call)
   ])) @reference.call
-(new_expression constructor: (identifier) @name.reference.call @reference.call)
-(new_expression
-  constructor: (member_expression property: (property_identifier) @name.reference.call) @reference.call)
 
 ; ---------------------------------------------------------------- inheritance
 
