@@ -10,7 +10,8 @@ The steps, each measured on ``eval/`` (real projects, see eval/RESULTS.md)
 and kept because it helped there:
 
 1. fusion: both scores as a share of their list's best, 0.4 lexical + 0.6
-   semantic (reciprocal rank fusion and min-max scaling were worse);
+   semantic (reciprocal rank fusion and min-max scaling were worse); a
+   candidate from one list gets its real score from the other, not 0;
 2. exact name or qualified name: +1, so identifiers come first;
 3. keyword boost: +0.05 per query word in the name, signature or module;
 4. graph: the 5 best hits pass 0.1 of their score to what they call and
@@ -19,7 +20,9 @@ and kept because it helped there:
    notes x0.5 — they mention everything the code does, in its words;
 6. a file unit ranked above one of its own definitions goes just below
    the best of them (the definition is the precise answer). The same for a
-   class and its methods made things worse and is not done.
+   class and its methods made things worse and is not done;
+7. one place per name in a file (typing overloads), and one per document
+   among the places shown: its other sections follow them.
 """
 
 from __future__ import annotations
@@ -28,9 +31,10 @@ import fnmatch
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from hookgraph.graph import resolve_call, resolve_name
+from hookgraph.languages import REGISTRY
 from hookgraph.store import Store, UnitRow, identifier_words
 
 __all__ = ["Result", "search", "query_words", "fts_query", "looks_like_identifier", "resolve_name", "is_test_path"]
@@ -64,6 +68,11 @@ DOC_WEIGHT = 0.8
 CHANGELOG_WEIGHT = 0.5
 #: Containers (of these kinds) ranked above one of their own members go just below the best of them.
 DEDUP_CONTAINERS = "file"
+#: Sections of one document among the places shown (the rest follow); 0: no limit.
+SECTIONS_PER_DOCUMENT = 1
+#: Score every candidate on both halves (a unit outside one half's candidate
+#: list gets its real score there, not 0); off: an eval/ ablation.
+COMPLETE_SCORES = True
 
 STOPWORDS = frozenset(
     """a an and are as at be by can do does for from get gets how i if in into is it its
@@ -116,15 +125,19 @@ def search(
     """Rank units for ``query``; ``embedder`` None means lexical and graph only."""
     fusion = fusion or FUSION
     words = query_words(query)
-    lexical = store.fts_search(fts_query(words), CANDIDATES) if words else []
+    every_lexical = store.fts_search(fts_query(words), None) if words else []
+    lexical = every_lexical[:CANDIDATES]
     semantic: list[tuple[int, float]] = []
+    query_vector = None
     if embedder is not None:
-        vector = embedder.embed_query(query)
+        query_vector = vector = embedder.embed_query(query)
         hits = store.knn(vector, CANDIDATES, language)
         by_vector = store.units_for_vectors(v for v, _ in hits)
         for vid, distance in hits:
             for uid in by_vector.get(vid, []):
                 semantic.append((uid, 1.0 - distance))
+    if COMPLETE_SCORES:
+        _complete(store, query_vector, dict(every_lexical), lexical, semantic)
     exact_ids = _exact_matches(store, query)
 
     ids = {uid for uid, _ in lexical} | {uid for uid, _ in semantic} | set(exact_ids)
@@ -150,9 +163,12 @@ def search(
             if factor != 1.0:
                 r.score *= factor
                 r.reasons.append(why)
-    ranked = sorted(results.values(), key=lambda r: (-r.score, r.unit.path, r.unit.start_line))
-    if DEDUP_CONTAINERS and not looks_like_identifier(query):
-        ranked = _containers_after_members(ranked, top, tuple(DEDUP_CONTAINERS.split(",")))
+    ranked = _one_per_name(sorted(results.values(), key=lambda r: (-r.score, r.unit.path, r.unit.start_line)))
+    if not looks_like_identifier(query):
+        if DEDUP_CONTAINERS:
+            ranked = _containers_after_members(ranked, top, tuple(DEDUP_CONTAINERS.split(",")))
+        if SECTIONS_PER_DOCUMENT:
+            ranked = _document_sections_spread(ranked, top, SECTIONS_PER_DOCUMENT)
     return ranked[:top]
 
 
@@ -188,6 +204,56 @@ def is_test_path(path: str) -> bool:
         or ".test." in name
         or ".spec." in name
     )
+
+
+def _one_per_name(ranked: list[Result]) -> list[Result]:
+    """Keep the best of several units with one name in one file.
+
+    Typing overloads (``@overload`` stubs before the implementation) and
+    re-declarations are one thing to the reader; three copies of
+    ``ssl_wrap_socket`` would take three of the five places shown.
+    """
+    seen: set[tuple[str, str, str]] = set()
+    out: list[Result] = []
+    for r in ranked:
+        key = (r.unit.path, r.unit.kind, r.unit.qualname)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out
+
+
+def _document_sections_spread(ranked: list[Result], top: int, per_document: int) -> list[Result]:
+    """Let a document take at most ``per_document`` of the places shown; its other sections follow.
+
+    A README chapter matches a question with every one of its subsections;
+    five slices of one chapter are one answer, and they push the code that
+    implements it off the screen. Sections held back keep their order after
+    the shown window, so a longer list still has them.
+    """
+    window = max(top, 10)
+    shown: list[Result] = []
+    held: list[Result] = []
+    per_path: dict[str, int] = {}
+    for r in ranked:
+        if len(shown) >= window:
+            break
+        if _is_document_part(r.unit):
+            if per_path.get(r.unit.path, 0) >= per_document:
+                held.append(r)
+                continue
+            per_path[r.unit.path] = per_path.get(r.unit.path, 0) + 1
+        shown.append(r)
+    rest = ranked[len(shown) + len(held):]
+    return shown + held + rest
+
+
+def _is_document_part(unit: UnitRow) -> bool:
+    """A section of a document, or the document's own file unit (its table of contents)."""
+    if unit.kind == "section":
+        return True
+    spec = REGISTRY.get(unit.language)
+    return unit.kind == "file" and spec is not None and bool(spec.sections)
 
 
 def _is_member(unit: UnitRow, container: UnitRow) -> bool:
@@ -231,6 +297,31 @@ def _passes(unit: UnitRow, path_glob: str | None, language: str | None) -> bool:
     if path_glob and not (fnmatch.fnmatch(unit.path, path_glob) or unit.path.startswith(path_glob.rstrip("/") + "/")):
         return False
     return True
+
+
+def _complete(
+    store: Store,
+    query_vector: Any,
+    every_lexical: dict[int, float],
+    lexical: list[tuple[int, float]],
+    semantic: list[tuple[int, float]],
+) -> None:
+    """Give every candidate both scores, in place.
+
+    A unit found by one half only is not scored 0 by the other: it simply
+    fell outside that half's candidate list. Without this, a function that
+    is 3rd by its words but 101st by meaning gets no semantic credit at all
+    and sinks below units that are mediocre on both.
+    """
+    lexical_ids = {uid for uid, _ in lexical}
+    semantic_ids = {uid for uid, _ in semantic}
+    if query_vector is not None:
+        missing = store.vector_ids_of_units(lexical_ids - semantic_ids)
+        distances = store.vector_distances(query_vector, set(missing.values()))
+        semantic.extend((uid, 1.0 - distances[vid]) for uid, vid in missing.items() if vid in distances)
+    lexical.extend((uid, every_lexical[uid]) for uid in semantic_ids - lexical_ids if uid in every_lexical)
+    lexical.sort(key=lambda item: -item[1])  # best first, as each half's own list is
+    semantic.sort(key=lambda item: -item[1])
 
 
 def _exact_matches(store: Store, query: str) -> list[int]:

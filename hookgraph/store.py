@@ -784,18 +784,67 @@ class Store:
     def units_where(self, clause: str, params: Sequence[Any] = ()) -> list[UnitRow]:
         return [UnitRow(*row) for row in self.db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE {clause}", params)]
 
-    def fts_search(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """``(unit id, bm25 score)`` best first; bm25() is negative, we return it positive."""
+    def fts_search(self, match: str, limit: int | None) -> list[tuple[int, float]]:
+        """``(unit id, bm25 score)`` best first; bm25() is negative, we return it positive.
+
+        ``limit`` None gives every matching unit: bm25() is computed for all
+        of them to sort anyway, so the whole list costs about the same.
+        """
         weights = ", ".join(str(w) for w in FTS_WEIGHTS)
         try:
             rows = self.db.execute(
                 f"SELECT rowid, -bm25(fts_units, {weights}) AS score FROM fts_units "
                 "WHERE fts_units MATCH ? ORDER BY score DESC LIMIT ?",
-                (match, limit),
+                (match, -1 if limit is None else limit),
             ).fetchall()
         except apsw.SQLError:
             return []
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def vector_distances(self, query: np.ndarray, vector_ids: Iterable[int]) -> dict[int, float]:
+        """Cosine distance from ``query`` to each of these vectors, as ``knn`` measures it.
+
+        A text split into windows is at the distance of its nearest window,
+        under its first window's id, like in ``knn``.
+        """
+        if not self.has_vector_table():
+            return {}
+        import numpy as np
+
+        blob = quantize(np.asarray(query, dtype=np.float32))
+        ids = list(vector_ids)
+        best: dict[int, float] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            windows = dict(self.db.execute(
+                f"SELECT id, head FROM vectors WHERE head IN ({marks})", chunk
+            ).fetchall())
+            wanted = chunk + list(windows)
+            for begin in range(0, len(wanted), 500):
+                part = wanted[begin : begin + 500]
+                rows = self.db.execute(
+                    f"SELECT rowid, vec_distance_cosine(embedding, vec_int8(?)) FROM vec_units "
+                    f"WHERE rowid IN ({','.join('?' * len(part))})",
+                    (blob, *part),
+                ).fetchall()
+                for rowid, distance in rows:
+                    head = windows.get(int(rowid), int(rowid))
+                    if distance is not None and float(distance) < best.get(head, 3.0):
+                        best[head] = float(distance)
+        return best
+
+    def vector_ids_of_units(self, unit_ids: Iterable[int]) -> dict[int, int]:
+        """``{unit id: vector id}`` for the units that have a vector."""
+        ids = list(unit_ids)
+        result: dict[int, int] = {}
+        for start in range(0, len(ids), 500):
+            chunk = ids[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            result.update(self.db.execute(
+                f"SELECT id, vector_id FROM units WHERE id IN ({marks}) AND vector_id IS NOT NULL", chunk
+            ).fetchall())
+        return result
 
     def knn(self, query: np.ndarray, k: int, language: str | None = None) -> list[tuple[int, float]]:
         """``(vector id, cosine distance)`` nearest first, optionally within one language.

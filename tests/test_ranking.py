@@ -130,3 +130,114 @@ def test_a_file_unit_goes_below_its_own_definition(ranked_repo: Path, embedder) 
     assert order.index("make_slug") < order.index("pkg/slug.py"), order
     file_result = next(r for r in results if r.unit.qualname == "pkg/slug.py")
     assert "after its member" in file_result.reasons or order.index("pkg/slug.py") > order.index("make_slug")
+
+
+# --------------------------------------------------------------------------- result lists
+
+SOCKETS = '''from typing import overload
+
+
+@overload
+def wrap_socket(sock: int) -> int: ...
+
+
+@overload
+def wrap_socket(sock: str) -> str: ...
+
+
+def wrap_socket(sock):
+    """Wrap a plain socket in an encrypted layer before any data is sent."""
+    return encrypt(sock)
+
+
+def close_socket(sock):
+    """Shut the socket down and release its file descriptor."""
+    sock.close()
+
+
+def read_chunk(sock, size):
+    """Read at most size bytes from the socket, waiting until some arrive."""
+    return sock.recv(size)
+
+
+def send_all(sock, data):
+    """Send every byte of data over the socket, retrying short writes."""
+    while data:
+        data = data[sock.send(data):]
+'''
+
+GUIDE = '''# Sockets guide
+
+## Encryption
+
+Sockets are wrapped in an encrypted layer before any data is sent.
+
+### Encryption on servers
+
+A server socket is wrapped in an encrypted layer when a client connects.
+
+### Encryption on clients
+
+A client socket is wrapped in an encrypted layer before the first byte is sent.
+
+### Encryption and proxies
+
+Through a proxy the socket is wrapped in an encrypted layer twice.
+'''
+
+WRAP_QUESTION = "wrap a plain socket in an encrypted layer before data is sent"
+
+
+@pytest.fixture(scope="module")
+def sockets_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
+    from hookgraph.sync import read_target, sync
+
+    repo = make_repo(tmp_path_factory.mktemp("lists") / "net", {
+        "net/__init__.py": "", "net/sockets.py": SOCKETS, "docs/guide.md": GUIDE,
+    })
+    sync(repo, read_target(repo, "head"), embedder=embedder)
+    return repo
+
+
+@pytest.mark.parametrize("query", [WRAP_QUESTION, "wrap_socket"])
+def test_typing_overloads_take_one_place(sockets_repo: Path, embedder, query: str) -> None:
+    with Store(db_path(sockets_repo)) as store:
+        stored = store.units_where("qualname = ?", ("wrap_socket",))
+    assert len(stored) == 3  # two @overload stubs and the implementation, all indexed
+    results = _ranked(sockets_repo, embedder, query)
+    assert [r.unit.qualname for r in results].count("wrap_socket") == 1
+    assert results[0].unit.qualname == "wrap_socket"
+
+
+def test_one_document_takes_one_place_among_those_shown(sockets_repo: Path, embedder, monkeypatch) -> None:
+    def order(per_document: int) -> list[tuple[str, str]]:
+        monkeypatch.setattr(search_module, "SECTIONS_PER_DOCUMENT", per_document)
+        with Store(db_path(sockets_repo)) as store:
+            return [(r.unit.kind, r.unit.path) for r in search(store, WRAP_QUESTION, top=3, embedder=embedder)]
+
+    unlimited = order(0)
+    assert [p for k, p in unlimited].count("docs/guide.md") >= 2, unlimited
+    spread = order(1)
+    assert [p for k, p in spread].count("docs/guide.md") == 1, spread
+    assert spread[0] == ("function", "net/sockets.py")
+
+
+def test_every_candidate_is_scored_on_both_halves(sockets_repo: Path, embedder, monkeypatch) -> None:
+    """A unit outside one half's short candidate list gets that half's real score, not 0."""
+    query = "read bytes from the connection"
+
+    def scores() -> dict[str, tuple[float | None, float | None]]:
+        with Store(db_path(sockets_repo)) as store:
+            found = search(store, query, top=50, embedder=embedder, use_graph=False)
+        return {r.unit.qualname: (r.lexical, r.semantic) for r in found}
+
+    full = scores()
+    monkeypatch.setattr(search_module, "CANDIDATES", 2)
+    short = scores()
+    assert len(short) > 2  # the two 2-long lists differ: some unit is in one only
+    for name, (lexical, semantic) in short.items():
+        assert semantic == pytest.approx(full[name][1], abs=1e-6), name
+        assert lexical == pytest.approx(full[name][0]) if full[name][0] else not lexical, name
+    monkeypatch.setattr(search_module, "COMPLETE_SCORES", False)
+    incomplete = scores()
+    assert any(not sem for _, sem in incomplete.values())
