@@ -503,8 +503,9 @@ def git_state() -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
                               text=True, check=True).stdout.strip()
-        dirty = subprocess.run(["git", "status", "--porcelain", "--", "hookgraph", "eval"], cwd=REPO,
-                               capture_output=True, text=True, check=True).stdout.strip()
+        # RESULTS.md itself is left out: it is dirty from the previous recorded run of a series.
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "hookgraph", "eval", ":!eval/RESULTS.md"],
+                               cwd=REPO, capture_output=True, text=True, check=True).stdout.strip()
         return head + (" + uncommitted changes" if dirty else "")
     except (OSError, subprocess.CalledProcessError):
         return "unknown"
@@ -550,7 +551,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--hybrid-only", action="store_true", help="skip the two baselines")
     parser.add_argument("--dump", type=Path, help="write per-question ranks as JSON here")
     parser.add_argument("--check", action="store_true", help="only check the question sets")
-    parser.add_argument("--fill", action="store_true", help='fill in lines of "path:symbol" gold entries')
+    parser.add_argument("--fill", action="store_true", help='fill in lines of "path:symbol" gold entries, then check (no ranking run)')
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(REPO))
@@ -580,7 +581,7 @@ def main(argv: list[str] | None = None) -> int:
                 problems += [f"{spec['name']} {p}" for p in fill_lines(spec["name"], store)]
                 questions = load_questions(spec["name"])
             problems += [f"{spec['name']} {p}" for p in check_questions(questions, store)]
-            if args.check:
+            if args.check or args.fill:  # --fill edits question files: no ranking run on a half-written set
                 continue
             for q in questions:
                 if q.kind in GRAPH_KINDS:
@@ -592,7 +593,7 @@ def main(argv: list[str] | None = None) -> int:
     elapsed = time.perf_counter() - started
     for p in problems:
         log(f"problem: {p}")
-    if args.check:
+    if args.check or args.fill:
         counts = defaultdict(int)
         for spec in specs:
             for q in load_questions(spec["name"]):
