@@ -130,6 +130,9 @@ def resolve_call(
                 return [] if last == receiver else methods  # Buffer.from, JSON.stringify: not ours
             in_home = [c for c in candidates if c.path in homes]
             return in_home or methods
+        named_for = _methods_of_class_named_like(methods, last)
+        if named_for:  # response.read() runs Response.read, not Request.read
+            return named_for
         functions = [c for c in candidates if c.kind != "method"]
         in_module = [c for c in functions if _stem(c.path) == last]
         if in_module:
@@ -142,6 +145,19 @@ def resolve_call(
         if origin is not None and origin.language in _SCRIPT_LANGUAGES:
             return candidates  # validators.transitional: functions hang off plain objects too
     return methods
+
+
+def _methods_of_class_named_like(methods: list[UnitRow], variable: str) -> list[UnitRow]:
+    """Methods of the class a variable is named after: ``response`` -> ``Response``, ``url_map`` -> ``UrlMap``.
+
+    The usual way to name an instance is after its class; when one of the
+    candidate methods' classes matches the variable exactly (case and
+    underscores aside), that is the best guess without type inference.
+    """
+    wanted = variable.replace("_", "").lower()
+    if not wanted:
+        return []
+    return [m for m in methods if m.parent and m.parent.rsplit(".", 1)[-1].replace("_", "").lower() == wanted]
 
 
 def _subclasses(store: Store, name: str) -> set[str]:

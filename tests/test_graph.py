@@ -56,6 +56,28 @@ def dumps(value):
     return str(value)
 '''
 
+MESSAGES = '''class Request:
+    def read(self):
+        return b""
+
+
+class Response:
+    def read(self):
+        return b""
+
+
+class ResponseCache:
+    def read(self):
+        return {}
+
+
+def fetch(request, stream):
+    response = Response()
+    response.read()
+    stream.read()
+    return request.read()
+'''
+
 HEADERS_JS = '''export class Headers {
   static from(thing) {
     return thing instanceof Headers ? thing : new Headers(thing);
@@ -80,7 +102,8 @@ def calls_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
     from hookgraph.sync import read_target, sync
 
     repo = make_repo(tmp_path_factory.mktemp("graph") / "calls", {
-        "shop/__init__.py": "", "shop/pool.py": POOL, "shop/util.py": UTIL, "web/headers.js": HEADERS_JS,
+        "shop/__init__.py": "", "shop/pool.py": POOL, "shop/util.py": UTIL, "shop/messages.py": MESSAGES,
+        "web/headers.js": HEADERS_JS,
     })
     sync(repo, read_target(repo, "head"), embedder=embedder)
     return repo
@@ -123,3 +146,15 @@ def test_class_receiver_and_foreign_globals_in_javascript(calls_repo: Path) -> N
     with Store(db_path(calls_repo)) as store:
         sites = [link.call_line for link in graph.callers(store, "Headers.from")]
     assert sites == [12]  # Buffer.from(...) on line 13 is Node's, not ours
+
+
+def test_a_variable_named_after_a_class_calls_that_class(calls_repo: Path) -> None:
+    """response.read() is Response.read; stream.read(), named after no class, may be any read."""
+    with Store(db_path(calls_repo)) as store:
+        by_line: dict[int, set[str]] = {}
+        for link in graph.callees(store, "fetch"):
+            if link.unit is not None:
+                by_line.setdefault(link.call_line, set()).add(link.unit.qualname)
+    assert by_line[18] == {"Response.read"}
+    assert by_line[19] == {"Request.read", "Response.read", "ResponseCache.read"}
+    assert by_line[20] == {"Request.read"}
