@@ -14,9 +14,12 @@ import sys
 from collections.abc import Callable
 from functools import wraps
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
+
+if TYPE_CHECKING:  # the store (apsw) is imported by the commands that open one
+    from hookgraph.store import Store
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -119,7 +122,7 @@ def repo_root_here() -> Path:
     return repo_root(Path.cwd())
 
 
-def open_store(root: Path):  # type: ignore[no-untyped-def]
+def open_store(root: Path) -> Store:
     from hookgraph.store import Store, check_no_links, db_path
 
     path = db_path(root)

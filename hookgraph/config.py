@@ -76,9 +76,10 @@ def get(root: Path, table: str | None, key: str, default: Any = None) -> Any:
     """One setting: ``get(root, "model", "path")``; ``table=None`` for a top-level key."""
     data = load(root)
     if table is not None:
-        data = data.get(table)
-        if not isinstance(data, dict):
+        table_data = data.get(table)
+        if not isinstance(table_data, dict):
             return default
+        data = table_data
     return data.get(key, default)
 
 

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import cast
 
 from hookgraph.store import Store, UnitRow
 
@@ -166,14 +167,14 @@ def _subclasses(store: Store, name: str) -> set[str]:
         "SELECT u.name FROM edges e JOIN units u ON u.id = e.source_unit WHERE e.kind = 'inherits' AND e.target = ?",
         (name,),
     ).fetchall()
-    return {r[0] for r in rows}
+    return {cast(str, r[0]) for r in rows}  # units.name is TEXT NOT NULL
 
 
 def _imported_from_outside(store: Store, path: str, name: str) -> bool:
     """``name`` is a module the file imports by an absolute name we do not have a file for."""
-    rows = store.db.execute(
+    rows = cast("list[tuple[str, str]]", store.db.execute(  # both TEXT NOT NULL
         "SELECT target, target_full FROM edges WHERE path = ? AND kind = 'imports' AND target = ?", (path, name)
-    ).fetchall()
+    ).fetchall())
     return any(not full.startswith(".") and not full.startswith("/") for _target, full in rows)
 
 
@@ -205,7 +206,8 @@ def callees_of(store: Store, units: list[UnitRow]) -> list[Link]:
     for source, _kind, target, full, line in store.edges_from(list(by_id), "calls"):
         origin = by_id[source]
         targets = resolve_call(store, target, full, origin, cache)
-        for unit in targets or [None]:
+        options: list[UnitRow | None] = list(targets) or [None]
+        for unit in options:
             key = (unit.qualname if unit else target, line, origin.path)
             if key in seen:
                 continue

@@ -39,14 +39,16 @@ def bindings() -> tuple[Any, Any]:
         if spec is None or spec.loader is None:
             raise ImportError("llama_cpp (llama-cpp-python) is not installed")
         package = importlib.util.module_from_spec(spec)
+        loader = spec.loader
 
         def _rest_of_package(name: str) -> Any:
             # First access to anything the light import did not bring: run the real __init__.
             package.__dict__.pop("__getattr__", None)
-            spec.loader.exec_module(package)  # type: ignore[union-attr]
+            loader.exec_module(package)
             return getattr(package, name)
 
-        package.__getattr__ = _rest_of_package  # type: ignore[attr-defined]
+        # A module-level __getattr__ (PEP 562); typeshed declares ModuleType.__getattr__ as a method.
+        package.__getattr__ = _rest_of_package  # type: ignore[method-assign]
         sys.modules["llama_cpp"] = package
     low = importlib.import_module("llama_cpp.llama_cpp")
     internals = importlib.import_module("llama_cpp._internals")

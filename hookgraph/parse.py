@@ -64,7 +64,7 @@ def parse_bytes(path: str, data: bytes, lang: str) -> ParsedFile:
     data = bytes(data)
     try:
         if language.spec.sections:
-            return _parse_document(path, data, language.spec)
+            return _parse_document(path, data, language.spec, language.spec.sections)
         return _parse_code(path, data, language)
     except Exception:  # a hook must never die on one odd file
         log.warning("hookgraph: could not parse %s; indexing it as a bare file", path, exc_info=True)
@@ -379,6 +379,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     from tree_sitter import QueryCursor
 
     spec = language.spec
+    if language.query is None:  # a languages.json entry with a grammar but no query file
+        raise ValueError(f"language {spec.id!r} has no tree-sitter query")
     tree = language.parser.parse(data)
     root = tree.root_node
     lines = _LineIndex(data)
@@ -450,7 +452,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     scopes = list(defs.values()) + containers
     scopes.sort(key=lambda s: (s.start, -s.end))
     stack: list[_Scope] = []
-    kept: list[_Scope] = []
+    kept: list[tuple[_Scope, str]] = []  # the units, with their qualnames
     for s in scopes:
         s.name = _decode(data, s.name_node.start_byte, s.name_node.end_byte).strip()
         while stack and stack[-1].end <= s.start:
@@ -483,7 +485,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         s.qual = _join(parent, s.name)
         s.unit = s.qual
         s.is_unit = True
-        kept.append(s)
+        kept.append((s, s.qual))
 
     # ---- references and docstrings: attribute each to its innermost scope
     items.sort(key=lambda it: it.start)
@@ -518,20 +520,20 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             continue
         line = name.start_point[0] + 1
         edge_kind = EDGE_KIND_OF_REFERENCE.get(item.kind, item.kind)
-        key = (source, edge_kind, target, line, full)
-        if key in seen_edges:
+        edge_key = (source, edge_kind, target, line, full)
+        if edge_key in seen_edges:
             continue
-        seen_edges.add(key)
+        seen_edges.add(edge_key)
         edges.append(Edge(source=source, kind=edge_kind, target=target, line=line, target_full=full))
 
     # ---- units
     comment_starts = sorted(comments)
     used_comments: set[int] = set()
     units: list[CodeUnit] = []
-    quals = {s.qual for s in kept}
+    quals = {qual for _s, qual in kept}
     contains: list[Edge] = []
     top_names: list[str] = []
-    for s in kept:
+    for s, qual in kept:
         start_line = s.node.start_point[0] + 1
         end_line = _end_row(s.node) + 1
         doc = s.doc
@@ -545,7 +547,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                 path=path,
                 kind=s.kind,
                 name=s.name,
-                qualname=s.qual,
+                qualname=qual,
                 start_line=start_line,
                 end_line=end_line,
                 language=spec.id,
@@ -556,10 +558,10 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             )
         )
         if s.parent is not None and s.parent in quals:
-            contains.append(Edge(source=s.parent, kind="contains", target=s.qual, line=start_line, target_full=s.qual))
+            contains.append(Edge(source=s.parent, kind="contains", target=qual, line=start_line, target_full=qual))
         else:
-            contains.append(Edge(source=path, kind="contains", target=s.qual, line=start_line, target_full=s.qual))
-            top_names.append(s.qual)
+            contains.append(Edge(source=path, kind="contains", target=qual, line=start_line, target_full=qual))
+            top_names.append(qual)
 
     if file_doc is None:
         file_doc = _file_comment(root, comments, used_comments, spec, data)
@@ -814,13 +816,13 @@ def _prose_paragraph(lines: list[str]) -> str:
     return " ".join(para)
 
 
-def _parse_document(path: str, data: bytes, spec: LanguageSpec) -> ParsedFile:
+def _parse_document(path: str, data: bytes, spec: LanguageSpec, sections: str) -> ParsedFile:
     text = data.decode("utf-8", "replace")
     lines = [line[:-1] if line.endswith("\r") else line for line in text.split("\n")]
     if lines and lines[-1] == "" and len(lines) > 1:
         lines.pop()
     count = max(1, len(lines))
-    headings, content_start = _DOC_SPLITTERS[spec.sections](lines)
+    headings, content_start = _DOC_SPLITTERS[sections](lines)
 
     def section_range(first: int, last: int) -> tuple[int, int]:
         while last > first and not lines[last].strip():

@@ -398,8 +398,8 @@ def _expand_graph(store: Store, results: dict[int, Result], path_glob: str | Non
     cache: dict[str, list[UnitRow]] = {}
     # Callees: what a seed calls, resolved to definitions.
     for source, _kind, target, full, _line in store.edges_from(seed_ids, "calls"):
-        for unit in resolve_call(store, target, full, results[source].unit, cache):
-            flows[unit.id] = max(flows.get(unit.id, 0.0), GRAPH_DECAY * seed_score[source])
+        for callee in resolve_call(store, target, full, results[source].unit, cache):
+            flows[callee.id] = max(flows.get(callee.id, 0.0), GRAPH_DECAY * seed_score[source])
     # Callers: units whose calls resolve to a seed.
     names = list({results[s].unit.name for s in seed_ids})
     edges = store.edges_to(names, "calls")

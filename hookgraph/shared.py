@@ -40,7 +40,7 @@ from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from hookgraph import config, git
 from hookgraph.store import DB_DIRNAME, DB_FILENAME, Store, StoreError, UntrustedStoreError, check_no_links, db_path
@@ -352,15 +352,16 @@ def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
             for start in range(0, len(wanted), 500):
                 chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))
-                rows.extend(
+                rows.extend(cast(
+                    "list[tuple[str, str, bytes, int, int]]",  # as the schema declares them (revive_vector re-checks embeddings)
                     snap.db.execute(
                         # every window of a long unit's text (store.py), with its counts
                         "SELECT DISTINCT v.text_hash, e.language, e.embedding, v.windows, v.truncated FROM units u "
                         "JOIN vectors v ON coalesce(v.head, v.id) = u.vector_id JOIN vec_units e ON e.rowid = v.id "
                         f"WHERE u.path IN ({marks})",
                         chunk,
-                    ).fetchall()
-                )
+                    ).fetchall(),
+                ))
     except StoreError:
         return 0  # an unreadable snapshot only costs embeddings
     if not rows:
@@ -375,7 +376,7 @@ def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
         return 0
     if not store.has_vector_table() and dims and dims.isdigit():
         store.ensure_vector_table(int(dims))
-    seq = int(store.db.execute("SELECT coalesce(max(orphaned_seq), 0) FROM vector_cache").fetchall()[0][0])
+    seq = store.integer("SELECT coalesce(max(orphaned_seq), 0) FROM vector_cache")
     store.db.executemany(
         "INSERT OR IGNORE INTO vector_cache(text_hash, language, embedding, orphaned_seq, windows, truncated) "
         "VALUES (?, ?, ?, ?, ?, ?)",
@@ -411,9 +412,9 @@ def top_up_vectors(root: Path, entries: dict[str, git.Entry], files: list[Path],
             for path in files:
                 imported += import_vectors(store, path, changed)
             for rev in revs:
-                with snapshot_at(root, rev) as path:
-                    if path is not None:
-                        imported += import_vectors(store, path, changed)
+                with snapshot_at(root, rev) as snapshot:
+                    if snapshot is not None:
+                        imported += import_vectors(store, snapshot, changed)
     return imported
 
 
@@ -449,8 +450,8 @@ def export_snapshot(root: Path, dest: Path | None = None) -> Path:
                 # file); a second VACUUM (40-150 ms at 1,000 units) only when they are a real share.
                 db.execute("PRAGMA secure_delete=ON")
                 db.execute("DELETE FROM vector_cache")
-                free = db.execute("PRAGMA freelist_count").fetchall()[0][0]
-                pages = db.execute("PRAGMA page_count").fetchall()[0][0]
+                free = cast(int, db.execute("PRAGMA freelist_count").fetchall()[0][0])
+                pages = cast(int, db.execute("PRAGMA page_count").fetchall()[0][0])
                 if free > max(16, pages // 10):
                     db.execute("VACUUM")
         finally:

@@ -35,7 +35,7 @@ import re
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import apsw
 
@@ -403,9 +403,9 @@ class Store:
             path.parent.mkdir(parents=True, exist_ok=True)
         flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
         flags |= getattr(apsw, "SQLITE_OPEN_NOFOLLOW", 0)
-        self.db = None  # type: ignore[assignment]
+        self._db: apsw.Connection | None = None
         try:
-            self.db = apsw.Connection(str(path), flags=flags)
+            self._db = apsw.Connection(str(path), flags=flags)
             self.db.setbusytimeout(30_000)
             _load_vec(self.db)
             self.db.execute("PRAGMA trusted_schema=OFF")
@@ -426,17 +426,29 @@ class Store:
             self._close_quietly()
             raise
 
+    @property
+    def db(self) -> apsw.Connection:
+        """The open connection; using it after :meth:`close` is a bug and raises RuntimeError."""
+        if self._db is None:
+            raise RuntimeError(f"{self.path}: the store was used after it was closed")
+        return self._db
+
     def _close_quietly(self) -> None:
-        if self.db is not None:
+        if self._db is not None:
             try:
-                self.db.close()
+                self._db.close()
             except apsw.Error:
                 pass
+            self._db = None
+
+    def integer(self, sql: str) -> int:
+        """The one value of a query that cannot give NULL: a PRAGMA, ``count(*)``, ``coalesce(max(..), 0)``."""
+        return int(cast(int, self.db.execute(sql).fetchall()[0][0]))
 
     # -- schema -----------------------------------------------------------------
 
     def _version(self) -> int:
-        return int(self.db.execute("PRAGMA user_version").fetchall()[0][0])
+        return self.integer("PRAGMA user_version")
 
     def _check_version(self) -> int:
         version = self._version()
@@ -510,7 +522,7 @@ class Store:
                 parts = path.split("/")[:-1]
                 parents.update("/".join(parts[: n + 1]) for n in range(len(parts)))
         for parent in sorted(parents):
-            if (root / parent).is_symlink():  # type: ignore[operator]
+            if root is not None and (root / parent).is_symlink():
                 raise UntrustedStoreError(
                     f"{self.path} is not trustworthy: it names files under {parent!r}, a symlink git "
                     f"cannot track files through; hookgraph will not use it: {REBUILD}"
@@ -546,7 +558,9 @@ class Store:
                 self.db.execute(f"PRAGMA user_version={number}")
 
     def close(self) -> None:
-        self.db.close()
+        if self._db is not None:
+            self._db.close()
+            self._db = None
 
     def __enter__(self) -> Store:
         return self
@@ -562,7 +576,7 @@ class Store:
 
     def get_meta(self, key: str) -> str | None:
         rows = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchall()
-        return rows[0][0] if rows else None
+        return cast(str, rows[0][0]) if rows else None  # meta.value is TEXT NOT NULL
 
     def set_meta(self, key: str, value: str) -> None:
         self.db.execute(
@@ -571,7 +585,7 @@ class Store:
         )
 
     def all_meta(self) -> dict[str, str]:
-        return dict(self.db.execute("SELECT key, value FROM meta").fetchall())
+        return dict(cast("list[tuple[str, str]]", self.db.execute("SELECT key, value FROM meta").fetchall()))
 
     def has_vector_table(self) -> bool:
         rows = self.db.execute("SELECT 1 FROM sqlite_master WHERE name = 'vec_units'").fetchall()
@@ -592,7 +606,8 @@ class Store:
 
     def file_map(self) -> dict[str, str]:
         """``{path: blob}`` of everything the last sync saw."""
-        return dict(self.db.execute("SELECT path, blob FROM files").fetchall())
+        # files: path TEXT PRIMARY KEY, blob TEXT NOT NULL
+        return dict(cast("list[tuple[str, str]]", self.db.execute("SELECT path, blob FROM files").fetchall()))
 
     def upsert_file(self, path: str, blob: str, language: str | None, status: str, units: int, truncated: int) -> None:
         self.db.execute(
@@ -714,7 +729,7 @@ class Store:
             ]
         if not orphans:
             return 0
-        seq = int(self.db.execute("SELECT coalesce(max(orphaned_seq), 0) FROM vector_cache").fetchall()[0][0])
+        seq = self.integer("SELECT coalesce(max(orphaned_seq), 0) FROM vector_cache")
         for vid, text_hash, windows, truncated in orphans:
             rows = self.db.execute("SELECT embedding, language FROM vec_units WHERE rowid = ?", (vid,)).fetchall()
             if rows:
@@ -742,6 +757,7 @@ class Store:
         if not rows:
             return None
         embedding, language, windows, truncated = rows[0]
+        language, windows = cast(str, language), cast(int, windows)  # TEXT NOT NULL, INTEGER NOT NULL
         keys = [window_key(text_hash, n) for n in range(1, int(windows))]
         parts = {k: e for k, e in self.db.execute(
             f"SELECT text_hash, embedding FROM vector_cache WHERE text_hash IN ({','.join('?' * len(keys))})", keys
@@ -792,11 +808,11 @@ class Store:
         """
         weights = ", ".join(str(w) for w in FTS_WEIGHTS)
         try:
-            rows = self.db.execute(
+            rows = cast("list[tuple[int, float]]", self.db.execute(
                 f"SELECT rowid, -bm25(fts_units, {weights}) AS score FROM fts_units "
                 "WHERE fts_units MATCH ? ORDER BY score DESC LIMIT ?",
                 (match, -1 if limit is None else limit),
-            ).fetchall()
+            ).fetchall())
         except apsw.SQLError:
             return []
         return [(int(r[0]), float(r[1])) for r in rows]
@@ -817,17 +833,17 @@ class Store:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            windows = dict(self.db.execute(
+            windows = dict(cast("list[tuple[int, int]]", self.db.execute(
                 f"SELECT id, head FROM vectors WHERE head IN ({marks})", chunk
-            ).fetchall())
+            ).fetchall()))
             wanted = chunk + list(windows)
             for begin in range(0, len(wanted), 500):
                 part = wanted[begin : begin + 500]
-                rows = self.db.execute(
+                rows = cast("list[tuple[int, float | None]]", self.db.execute(
                     f"SELECT rowid, vec_distance_cosine(embedding, vec_int8(?)) FROM vec_units "
                     f"WHERE rowid IN ({','.join('?' * len(part))})",
                     (blob, *part),
-                ).fetchall()
+                ).fetchall())
                 for rowid, distance in rows:
                     head = windows.get(int(rowid), int(rowid))
                     if distance is not None and float(distance) < best.get(head, 3.0):
@@ -841,9 +857,9 @@ class Store:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            result.update(self.db.execute(
+            result.update(cast("list[tuple[int, int]]", self.db.execute(
                 f"SELECT id, vector_id FROM units WHERE id IN ({marks}) AND vector_id IS NOT NULL", chunk
-            ).fetchall())
+            ).fetchall()))
         return result
 
     def knn(self, query: np.ndarray, k: int, language: str | None = None) -> list[tuple[int, float]]:
@@ -858,7 +874,7 @@ class Store:
 
         extra = 0
         if self.db.execute("SELECT 1 FROM vectors WHERE head IS NOT NULL LIMIT 1").fetchall():
-            extra = int(self.db.execute("SELECT count(*) FROM vectors WHERE head IS NOT NULL").fetchall()[0][0])
+            extra = self.integer("SELECT count(*) FROM vectors WHERE head IS NOT NULL")
         blob = quantize(np.asarray(query, dtype=np.float32))
         sql = "SELECT rowid, distance FROM vec_units WHERE embedding MATCH vec_int8(?) AND k = ?"
         params: list[Any] = [blob, min(int(k) + extra, 4096)]  # 4096: sqlite-vec's largest k
@@ -873,9 +889,9 @@ class Store:
         for start in range(0, len(ids), 500):
             chunk = ids[start : start + 500]
             marks = ",".join("?" * len(chunk))
-            heads.update(self.db.execute(
+            heads.update(cast("list[tuple[int, int]]", self.db.execute(
                 f"SELECT id, head FROM vectors WHERE id IN ({marks}) AND head IS NOT NULL", chunk
-            ).fetchall())
+            ).fetchall()))
         best: dict[int, float] = {}
         for vid, distance in hits:  # nearest first: the first window seen is the best
             best.setdefault(heads.get(vid, vid), distance)
@@ -905,7 +921,7 @@ class Store:
             if kind:
                 sql += " AND kind = ?"
                 params.append(kind)
-            out.extend(self.db.execute(sql, params).fetchall())
+            out.extend(cast("list[tuple[int, str, str, str, int]]", self.db.execute(sql, params).fetchall()))
         return out
 
     def edges_to(self, names: Sequence[str], kind: str) -> list[tuple[int, str, str, int]]:
@@ -914,30 +930,31 @@ class Store:
         for start in range(0, len(names), 500):
             chunk = list(names[start : start + 500])
             marks = ",".join("?" * len(chunk))
-            out.extend(
-                self.db.execute(
-                    f"SELECT source_unit, target, target_full, line FROM edges WHERE kind = ? AND target IN ({marks})",
-                    [kind, *chunk],
-                ).fetchall()
-            )
+            out.extend(cast("list[tuple[int, str, str, int]]", self.db.execute(
+                f"SELECT source_unit, target, target_full, line FROM edges WHERE kind = ? AND target IN ({marks})",
+                [kind, *chunk],
+            ).fetchall()))
         return out
 
     def counts(self) -> dict[str, Any]:
         """Numbers for ``status``: files by status, units by kind, vectors, edges by kind."""
-        q = self.db.execute
+        def grouped(sql: str) -> dict[str, int]:  # (status or kind: TEXT NOT NULL, count(*))
+            return dict(cast("list[tuple[str, int]]", self.db.execute(sql).fetchall()))
+
+        count = self.integer
         return {
-            "files": dict(q("SELECT status, count(*) FROM files GROUP BY status").fetchall()),
-            "units": dict(q("SELECT kind, count(*) FROM units GROUP BY kind").fetchall()),
-            "vectors": q("SELECT count(*) FROM vectors WHERE head IS NULL").fetchall()[0][0],
-            "windows": q("SELECT count(*) FROM vectors").fetchall()[0][0],
-            "units_without_vector": q("SELECT count(*) FROM units WHERE vector_id IS NULL").fetchall()[0][0],
-            "edges": dict(q("SELECT kind, count(*) FROM edges GROUP BY kind").fetchall()),
-            "split_units": q(
+            "files": grouped("SELECT status, count(*) FROM files GROUP BY status"),
+            "units": grouped("SELECT kind, count(*) FROM units GROUP BY kind"),
+            "vectors": count("SELECT count(*) FROM vectors WHERE head IS NULL"),
+            "windows": count("SELECT count(*) FROM vectors"),
+            "units_without_vector": count("SELECT count(*) FROM units WHERE vector_id IS NULL"),
+            "edges": grouped("SELECT kind, count(*) FROM edges GROUP BY kind"),
+            "split_units": count(
                 "SELECT count(*) FROM units u JOIN vectors v ON v.id = u.vector_id WHERE v.windows > 1"
-            ).fetchall()[0][0],
-            "truncated_units": q(
+            ),
+            "truncated_units": count(
                 "SELECT count(*) FROM units u JOIN vectors v ON v.id = u.vector_id WHERE v.truncated"
-            ).fetchall()[0][0],
+            ),
         }
 
     def iter_files(self) -> Iterator[tuple[str, str, str | None, str]]:

@@ -114,6 +114,11 @@ import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING, cast
+
+if TYPE_CHECKING:  # tree-sitter is imported when a language is loaded
+    import tree_sitter
+    from tree_sitter_language_pack import SupportedLanguage
 
 __all__ = [
     "REGISTRY",
@@ -218,8 +223,8 @@ class Language:
     """
 
     spec: LanguageSpec
-    ts_language: object | None = None
-    query: object | None = None
+    ts_language: tree_sitter.Language | None = None
+    query: tree_sitter.Query | None = None
     _local: threading.local = field(default_factory=threading.local, repr=False)
 
     @property
@@ -251,7 +256,7 @@ def load_language(lang: str) -> Language:
     import tree_sitter
     from tree_sitter_language_pack import get_language
 
-    ts_language = get_language(spec.grammar)
+    ts_language = get_language(cast("SupportedLanguage", spec.grammar))  # a name from languages.json
     query = None
     if spec.query:
         source = "\n".join((_HERE / name).read_text(encoding="utf-8") for name in spec.query)
