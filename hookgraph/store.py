@@ -836,16 +836,15 @@ class Store:
             windows = dict(cast("list[tuple[int, int]]", self.db.execute(
                 f"SELECT id, head FROM vectors WHERE head IN ({marks})", chunk
             ).fetchall()))
-            wanted = chunk + list(windows)
-            for begin in range(0, len(wanted), 500):
-                part = wanted[begin : begin + 500]
-                rows = cast("list[tuple[int, float | None]]", self.db.execute(
-                    f"SELECT rowid, vec_distance_cosine(embedding, vec_int8(?)) FROM vec_units "
-                    f"WHERE rowid IN ({','.join('?' * len(part))})",
-                    (blob, *part),
+            # One point query per vector: vec0 answers ``rowid = ?`` from its
+            # rowid map, but ``rowid IN (...)`` scans every chunk (30 ms at 100k).
+            for rowid in chunk + list(windows):
+                rows = cast("list[tuple[float | None]]", self.db.execute(
+                    "SELECT vec_distance_cosine(embedding, vec_int8(?)) FROM vec_units WHERE rowid = ?",
+                    (blob, rowid),
                 ).fetchall())
-                for rowid, distance in rows:
-                    head = windows.get(int(rowid), int(rowid))
+                head = windows.get(rowid, rowid)
+                for (distance,) in rows:
                     if distance is not None and float(distance) < best.get(head, 3.0):
                         best[head] = float(distance)
         return best
