@@ -800,18 +800,14 @@ class Store:
     def units_where(self, clause: str, params: Sequence[Any] = ()) -> list[UnitRow]:
         return [UnitRow(*row) for row in self.db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE {clause}", params)]
 
-    def fts_search(self, match: str, limit: int | None) -> list[tuple[int, float]]:
-        """``(unit id, bm25 score)`` best first; bm25() is negative, we return it positive.
-
-        ``limit`` None gives every matching unit: bm25() is computed for all
-        of them to sort anyway, so the whole list costs about the same.
-        """
+    def fts_search(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """``(unit id, bm25 score)`` best first; bm25() is negative, we return it positive."""
         weights = ", ".join(str(w) for w in FTS_WEIGHTS)
         try:
             rows = cast("list[tuple[int, float]]", self.db.execute(
                 f"SELECT rowid, -bm25(fts_units, {weights}) AS score FROM fts_units "
                 "WHERE fts_units MATCH ? ORDER BY score DESC LIMIT ?",
-                (match, -1 if limit is None else limit),
+                (match, limit),
             ).fetchall())
         except apsw.SQLError:
             return []
