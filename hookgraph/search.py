@@ -68,7 +68,7 @@ DOC_WEIGHT = 0.8
 CHANGELOG_WEIGHT = 0.5
 #: Containers (of these kinds) ranked above one of their own members go just below the best of them.
 DEDUP_CONTAINERS = "file"
-#: Sections of one document among the places shown (the rest follow); 0: no limit.
+#: Places one document (its sections and file unit) may take among those shown; the rest follow. 0: no limit.
 SECTIONS_PER_DOCUMENT = 1
 #: How deep the full-text list is read to give semantic candidates their
 #: BM25 score; below this rank a unit's share of the best is negligible, and
@@ -134,8 +134,8 @@ def search(
     semantic: list[tuple[int, float]] = []
     query_vector = None
     if embedder is not None:
-        query_vector = vector = embedder.embed_query(query)
-        hits = store.knn(vector, CANDIDATES, language)
+        query_vector = embedder.embed_query(query)
+        hits = store.knn(query_vector, CANDIDATES, language)
         by_vector = store.units_for_vectors(v for v, _ in hits)
         for vid, distance in hits:
             for uid in by_vector.get(vid, []):
