@@ -59,13 +59,18 @@ def embed_text(unit: CodeUnit, calls: list[str], members: list[CodeUnit] | None 
     return "\n".join(p for p in parts if p)
 
 
-def text_hash(model_sha256: str, text: str) -> str:
-    """Key of a stored vector: which model embedded which exact text."""
+#: Bytes of a vector key: 128 bits of SHA-256 tell texts apart; a full
+#: digest, or its 64-character hex (schema 3), only made the store bigger.
+KEY_BYTES = 16
+
+
+def text_hash(model_sha256: str, text: str) -> bytes:
+    """Key of a stored vector: which model (recipe) embedded which exact text; the SHA-256's first 16 bytes."""
     digest = hashlib.sha256()
     digest.update(model_sha256.encode())
     digest.update(b"\0")
     digest.update(text.encode("utf-8", "surrogatepass"))
-    return digest.hexdigest()
+    return digest.digest()[:KEY_BYTES]
 
 
 def fts_columns(unit: CodeUnit) -> tuple[str, str, str, str, str, str]:

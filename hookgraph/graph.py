@@ -172,10 +172,13 @@ def _subclasses(store: Store, name: str) -> set[str]:
 
 def _imported_from_outside(store: Store, path: str, name: str) -> bool:
     """``name`` is a module the file imports by an absolute name we do not have a file for."""
-    rows = cast("list[tuple[str, str]]", store.db.execute(  # both TEXT NOT NULL
-        "SELECT target, target_full FROM edges WHERE path = ? AND kind = 'imports' AND target = ?", (path, name)
+    # Edges have no path (schema 4): the file's edges are those of its units (both sides indexed).
+    rows = cast("list[tuple[str]]", store.db.execute(  # target TEXT NOT NULL
+        "SELECT coalesce(e.target_full, e.target) FROM units u JOIN edges e ON e.source_unit = u.id "
+        "WHERE u.path = ? AND e.kind = 'imports' AND e.target = ?",
+        (path, name),
     ).fetchall())
-    return any(not full.startswith(".") and not full.startswith("/") for _target, full in rows)
+    return any(not full.startswith(".") and not full.startswith("/") for (full,) in rows)
 
 
 def find_symbol(store: Store, symbol: str) -> list[UnitRow]:

@@ -343,7 +343,7 @@ def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
     wanted = sorted(set(paths))
     if not wanted:
         return 0
-    rows: list[tuple[str, str, bytes, int, int]] = []
+    rows: list[tuple[bytes, str, bytes, int, int]] = []
     try:
         with Store(source, readonly=True) as snap:
             if not snap.has_vector_table():
@@ -353,7 +353,7 @@ def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
                 chunk = wanted[start : start + 500]
                 marks = ",".join("?" * len(chunk))
                 rows.extend(cast(
-                    "list[tuple[str, str, bytes, int, int]]",  # as the schema declares them (revive_vector re-checks embeddings)
+                    "list[tuple[bytes, str, bytes, int, int]]",  # as the schema declares them (revive_vector re-checks embeddings)
                     snap.db.execute(
                         # every window of a long unit's text (store.py), with its counts
                         "SELECT DISTINCT v.text_hash, e.language, e.embedding, v.windows, v.truncated FROM units u "

@@ -12,9 +12,10 @@ Tables:
   files     every tracked path of the last synced tree with its blob SHA and
             what became of it (``indexed`` or ``skipped:<reason>``).
   units     code units (one row per definition / file / doc section).
-  vectors   one row per embedded window (key: hash of the embedding recipe +
-            composed text; ``<key>#<n>`` for window n > 0); ``vec_units`` holds
-            the embedding under the same id. A unit points at its text's
+  vectors   one row per embedded window (key: the first 16 bytes of the
+            SHA-256 of the embedding recipe + composed text, a BLOB since
+            schema 4; ``<key>#<n>`` for window n > 0, :func:`window_key`);
+            ``vec_units`` holds the embedding under the same id. A unit points at its text's
             first window (``units.vector_id``); later windows name it in
             ``head`` and die with it. The first window's row records how many
             windows the text has and whether text was left past the last one.
@@ -26,7 +27,10 @@ Tables:
             or a file that comes back is revived from here, not re-embedded.
   fts_units contentless FTS5 over identifier-split words, keyed by unit id.
   edges     source unit -> target *name*; names are resolved at query time,
-            so an edit never forces re-resolution elsewhere.
+            so an edit never forces re-resolution elsewhere. Since schema 4
+            an edge has no path (its source unit's file is its file) and
+            ``target_full`` is NULL when it equals ``target``; the readers
+            here give it back as ``coalesce(target_full, target)``.
 """
 
 from __future__ import annotations
@@ -42,7 +46,7 @@ import apsw
 if TYPE_CHECKING:  # numpy is imported where vectors are handled: a hook that
     import numpy as np  # touches no code must not pay ~80 ms for it
 
-SCHEMA_VERSION = 3
+SCHEMA_VERSION = 4
 DB_DIRNAME = ".hookgraph"
 DB_FILENAME = "index.db"
 
@@ -178,6 +182,78 @@ def _migration_3(db: apsw.Connection) -> None:
             db.execute("DELETE FROM vector_cache WHERE text_hash = ?", (text_hash,))
 
 
+#: A schema-3 vector key as schema 4 stores it: 64 hex characters -> their
+#: first 16 bytes, ``<hex>#<n>`` (window n) -> those 16 bytes + ``#<n>``
+#: (:func:`window_key`). A key hookgraph never wrote keeps its bytes, as a BLOB.
+_KEY_FROM_HEX_SQL = """CASE
+    WHEN typeof(text_hash) = 'text' AND length(text_hash) = 64 AND NOT text_hash GLOB '*[^0-9a-f]*'
+        THEN unhex(substr(text_hash, 1, 32))
+    WHEN typeof(text_hash) = 'text' AND length(text_hash) > 65 AND substr(text_hash, 65, 1) = '#'
+            AND NOT substr(text_hash, 1, 64) GLOB '*[^0-9a-f]*' AND NOT substr(text_hash, 66) GLOB '*[^0-9]*'
+        THEN unhex(substr(text_hash, 1, 32) || hex(substr(text_hash, 65)))
+    ELSE CAST(text_hash AS BLOB) END"""
+
+
+def _migration_4(db: apsw.Connection) -> None:
+    """Smaller stores (issue 6, part 2): 16-byte BLOB vector keys; edges without ``path``, ``target_full`` when it differs.
+
+    A vector key was the 64-character hex SHA-256 of recipe and text,
+    stored twice (row and UNIQUE index): now its first 16 bytes (128 bits;
+    keys only need to tell texts apart). ``edges.path`` was the source
+    unit's path on every edge (edges are found through their source units,
+    schema 3), and ``target_full`` repeated ``target`` on about half of them.
+    Each table is renamed, re-created under its own name and filled by one
+    ``INSERT .. SELECT`` (SQLite streams it: memory stays bounded however big
+    the store); ids are kept, so ``units.vector_id``, ``vectors.head`` and the
+    vec table's rowids still match, and edges come back in the same order.
+    """
+    db.execute(
+        f"""
+        ALTER TABLE vectors RENAME TO vectors_v3;
+        CREATE TABLE vectors(
+            id INTEGER PRIMARY KEY,
+            text_hash BLOB NOT NULL UNIQUE,
+            head INTEGER,
+            windows INTEGER NOT NULL DEFAULT 1,
+            truncated INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO vectors(id, text_hash, head, windows, truncated)
+            SELECT id, {_KEY_FROM_HEX_SQL}, head, windows, truncated FROM vectors_v3 ORDER BY id;
+        DROP TABLE vectors_v3;
+        CREATE INDEX vectors_head ON vectors(head) WHERE head IS NOT NULL;
+
+        ALTER TABLE vector_cache RENAME TO vector_cache_v3;
+        CREATE TABLE vector_cache(
+            text_hash BLOB PRIMARY KEY,
+            language TEXT NOT NULL,
+            embedding BLOB NOT NULL,
+            orphaned_seq INTEGER NOT NULL,
+            windows INTEGER NOT NULL DEFAULT 1,
+            truncated INTEGER NOT NULL DEFAULT 0
+        );
+        INSERT INTO vector_cache(text_hash, language, embedding, orphaned_seq, windows, truncated)
+            SELECT {_KEY_FROM_HEX_SQL}, language, embedding, orphaned_seq, windows, truncated
+            FROM vector_cache_v3 ORDER BY rowid;
+        DROP TABLE vector_cache_v3;
+
+        ALTER TABLE edges RENAME TO edges_v3;
+        CREATE TABLE edges(
+            id INTEGER PRIMARY KEY,
+            source_unit INTEGER NOT NULL,
+            kind TEXT NOT NULL,
+            target TEXT NOT NULL,
+            target_full TEXT,
+            line INTEGER NOT NULL
+        );
+        INSERT INTO edges(id, source_unit, kind, target, target_full, line)
+            SELECT id, source_unit, kind, target, nullif(target_full, target), line FROM edges_v3 ORDER BY id;
+        DROP TABLE edges_v3;
+        CREATE INDEX edges_source ON edges(source_unit);
+        CREATE INDEX edges_target ON edges(target, kind);
+        """
+    )
+
+
 def _float_blob_to_int8(blob: bytes, dims: int) -> bytes:
     import numpy as np
 
@@ -188,7 +264,7 @@ def _float_blob_to_int8(blob: bytes, dims: int) -> bytes:
 #: A database is trusted only if its schema is exactly what these create (see
 #: ``_check_schema``): never edit a released migration's SQL (whitespace
 #: aside), add a new one.
-MIGRATIONS = [_migration_1, _migration_2, _migration_3]
+MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4]
 
 #: The first schema whose vec table holds int8 embeddings.
 INT8_SCHEMA = 3
@@ -536,15 +612,21 @@ class Store:
                 f"{self.path} is not trustworthy: the blob of {bad_blob[0][0]!r} is not an object name; "
                 f"hookgraph will not use it: {REBUILD}"
             )
-        for table in ("units", "edges"):
-            stray = self.db.execute(
-                f"SELECT path FROM {table} WHERE path NOT IN (SELECT path FROM files) LIMIT 1"
-            ).fetchall()
-            if stray:
-                raise UntrustedStoreError(
-                    f"{self.path} is not trustworthy: {table} name the path {stray[0][0]!r}, which no "
-                    f"indexed file has; hookgraph will not use it: {REBUILD}"
-                )
+        stray = self.db.execute("SELECT path FROM units WHERE path NOT IN (SELECT path FROM files) LIMIT 1").fetchall()
+        if stray:
+            raise UntrustedStoreError(
+                f"{self.path} is not trustworthy: units name the path {stray[0][0]!r}, which no "
+                f"indexed file has; hookgraph will not use it: {REBUILD}"
+            )
+        # An edge names no path (schema 4): it belongs to its source unit's file.
+        loose = self.db.execute(
+            "SELECT source_unit FROM edges WHERE source_unit NOT IN (SELECT id FROM units) LIMIT 1"
+        ).fetchall()
+        if loose:
+            raise UntrustedStoreError(
+                f"{self.path} is not trustworthy: an edge leaves unit {loose[0][0]!r}, which it does not "
+                f"hold; hookgraph will not use it: {REBUILD}"
+            )
 
     def _migrate(self, readonly: bool) -> None:
         version = self._check_version()
@@ -645,17 +727,18 @@ class Store:
         )
         return unit_id
 
-    def insert_edges(self, rows: Iterable[tuple[str, int, str, str, str, int]]) -> None:
+    def insert_edges(self, rows: Iterable[tuple[int, str, str, str, int]]) -> None:
+        """``(source unit, kind, target, target_full, line)`` rows; ``target_full`` is kept only where it differs."""
         self.db.executemany(
-            "INSERT INTO edges(path, source_unit, kind, target, target_full, line) VALUES (?, ?, ?, ?, ?, ?)",
+            "INSERT INTO edges(source_unit, kind, target, target_full, line) VALUES (?1, ?2, ?3, nullif(?4, ?3), ?5)",
             rows,
         )
 
     # -- vectors ----------------------------------------------------------------
 
-    def vector_ids(self, text_hashes: Iterable[str]) -> dict[str, int]:
+    def vector_ids(self, text_hashes: Iterable[bytes]) -> dict[bytes, int]:
         """Which of these text hashes already have a vector, and its id."""
-        found: dict[str, int] = {}
+        found: dict[bytes, int] = {}
         hashes = list(text_hashes)
         for start in range(0, len(hashes), 500):
             chunk = hashes[start : start + 500]
@@ -666,9 +749,9 @@ class Store:
                 found[text_hash] = vid
         return found
 
-    def vector_info(self, text_hashes: Iterable[str]) -> dict[str, tuple[int, int, bool]]:
+    def vector_info(self, text_hashes: Iterable[bytes]) -> dict[bytes, tuple[int, int, bool]]:
         """``{text hash: (first window's vector id, windows, truncated)}`` for the known ones."""
-        found: dict[str, tuple[int, int, bool]] = {}
+        found: dict[bytes, tuple[int, int, bool]] = {}
         hashes = list(text_hashes)
         for start in range(0, len(hashes), 500):
             chunk = hashes[start : start + 500]
@@ -681,7 +764,7 @@ class Store:
 
     def insert_vector(
         self,
-        text_hash: str,
+        text_hash: bytes,
         vector: np.ndarray,
         language: str,
         *,
@@ -700,7 +783,7 @@ class Store:
         )
         return vid
 
-    def insert_windows(self, text_hash: str, vectors: np.ndarray, language: str, truncated: bool) -> int:
+    def insert_windows(self, text_hash: bytes, vectors: np.ndarray, language: str, truncated: bool) -> int:
         """One text's window vectors (``(n, dims)``); returns the first window's id, the one units point at."""
         head = self.insert_vector(text_hash, vectors[0], language, windows=len(vectors), truncated=truncated)
         for n in range(1, len(vectors)):
@@ -746,7 +829,7 @@ class Store:
         )
         return len(heads)
 
-    def revive_vector(self, text_hash: str) -> int | None:
+    def revive_vector(self, text_hash: bytes) -> int | None:
         """Bring a cached text (all its windows) back into the index; its first window's id, or None.
 
         A text whose windows are not all cached any more counts as not cached.
@@ -911,7 +994,10 @@ class Store:
         for start in range(0, len(unit_ids), 500):
             chunk = list(unit_ids[start : start + 500])
             marks = ",".join("?" * len(chunk))
-            sql = f"SELECT source_unit, kind, target, target_full, line FROM edges WHERE source_unit IN ({marks})"
+            sql = (
+                "SELECT source_unit, kind, target, coalesce(target_full, target), line FROM edges "
+                f"WHERE source_unit IN ({marks})"
+            )
             params: list[Any] = list(chunk)
             if kind:
                 sql += " AND kind = ?"
@@ -926,7 +1012,8 @@ class Store:
             chunk = list(names[start : start + 500])
             marks = ",".join("?" * len(chunk))
             out.extend(cast("list[tuple[int, str, str, int]]", self.db.execute(
-                f"SELECT source_unit, target, target_full, line FROM edges WHERE kind = ? AND target IN ({marks})",
+                "SELECT source_unit, target, coalesce(target_full, target), line FROM edges "
+                f"WHERE kind = ? AND target IN ({marks})",
                 [kind, *chunk],
             ).fetchall()))
         return out
@@ -956,9 +1043,9 @@ class Store:
         yield from self.db.execute("SELECT path, blob, language, status FROM files ORDER BY path")
 
 
-def window_key(text_hash: str, n: int) -> str:
-    """The vector key of window ``n`` (> 0) of the text keyed ``text_hash``."""
-    return f"{text_hash}#{n}"
+def window_key(text_hash: bytes, n: int) -> bytes:
+    """The vector key of window ``n`` (> 0) of the text keyed ``text_hash`` (16 bytes): ``<key>#<n>``."""
+    return text_hash + b"#%d" % n
 
 
 _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")

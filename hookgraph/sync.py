@@ -333,7 +333,7 @@ def _write_units(store: Store, parsed: ParsedFile, embed: _EmbedSession) -> tupl
         source = unit_ids.get(edge.source, file_unit)
         if source is None:
             continue
-        rows.append((parsed.path, source, edge.kind, edge.target, edge.target_full or edge.target, edge.line))
+        rows.append((source, edge.kind, edge.target, edge.target_full or edge.target, edge.line))
     store.insert_edges(rows)
     return truncated, split
 
@@ -389,7 +389,7 @@ class _EmbedSession:
         recipe = self.embedder.recipe
         hashes = [compose.text_hash(recipe, t) for t in texts]
         known = self.store.vector_info(hashes)
-        new: dict[str, list[int]] = {}
+        new: dict[bytes, list[int]] = {}
         for i, text_hash in enumerate(hashes):
             if text_hash in known:
                 continue

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import hashlib
 from pathlib import Path
 
 import apsw
@@ -55,15 +56,15 @@ def test_vectors_round_trip_and_orphans_are_collected(tmp_path: Path) -> None:
     with Store(tmp_path / "i.db", create=True) as store:
         store.ensure_vector_table(4)
         with store.transaction():
-            a = store.insert_vector("ha", np.array([1, 0, 0, 0], dtype=np.float32), "python")
-            b = store.insert_vector("hb", np.array([0, 1, 0, 0], dtype=np.float32), "python")
+            a = store.insert_vector(b"ha", np.array([1, 0, 0, 0], dtype=np.float32), "python")
+            b = store.insert_vector(b"hb", np.array([0, 1, 0, 0], dtype=np.float32), "python")
             store.insert_unit(("p.py", "function", "f", "f", None, 1, 2, "python", "def f()", "", a),
                               ("f", "f", "p", "def f", "", "f"))
-        assert store.vector_ids(["ha", "hb", "hc"]) == {"ha": a, "hb": b}
+        assert store.vector_ids([b"ha", b"hb", b"hc"]) == {b"ha": a, b"hb": b}
         assert store.knn(np.array([0.9, 0.1, 0, 0], dtype=np.float32), 2)[0][0] == a
         with store.transaction():
             assert store.collect_orphan_vectors() == 1
-        assert store.vector_ids(["hb"]) == {}
+        assert store.vector_ids([b"hb"]) == {}
         assert [v for v, _ in store.knn(np.array([0, 1, 0, 0], dtype=np.float32), 5)] == [a]
 
 
@@ -89,7 +90,7 @@ def test_int8_knn_ranks_like_float_cosine(tmp_path: Path) -> None:
     with Store(tmp_path / "i.db", create=True) as store:
         store.ensure_vector_table(64)
         with store.transaction():
-            ids = [store.insert_vector(f"h{i}", v, "python") for i, v in enumerate(vectors)]
+            ids = [store.insert_vector(b"h%d" % i, v, "python") for i, v in enumerate(vectors)]
         for _ in range(10):
             q = _unit(rng, 64)
             exact = sorted(range(len(vectors)), key=lambda i: -float(vectors[i] @ q))[:10]
@@ -135,11 +136,12 @@ def test_schema_2_float_vectors_migrate_to_int8(tmp_path: Path) -> None:
             assert len(rows[i]) == 32 and float(dequantize(rows[i]) @ vectors[i - 1]) > 0.999
         assert [v for v, _ in store.knn(vectors[41], 1)] == [42]
         cache = dict(store.db.execute("SELECT text_hash, embedding FROM vector_cache").fetchall())
-        assert set(cache) == {"gone"} and len(cache["gone"]) == 32  # converted; the unusable row dropped
+        # converted; the unusable row dropped; a key hookgraph never wrote keeps its bytes (schema 4)
+        assert set(cache) == {b"gone"} and len(cache[b"gone"]) == 32
         with store.transaction():
-            revived = store.revive_vector("gone")
+            revived = store.revive_vector(b"gone")
         assert revived is not None and store.knn(vectors[0], 1)[0][1] < 0.001
-    with Store(path, readonly=True) as store:  # reopens as a trusted schema-3 store
+    with Store(path, readonly=True) as store:  # reopens as a trusted store of the latest schema
         store.check_contents()
 
 
@@ -150,6 +152,149 @@ def test_int8_table_in_a_schema_2_store_is_refused(tmp_path: Path) -> None:
     _load_vec(db)
     db.execute("DROP TABLE vec_units")
     db.execute(_vec_table_sql(8, int8=True))
+    db.close()
+    with pytest.raises(UntrustedStoreError):
+        Store(path)
+
+
+RECIPE = "model-sha;prefix;512"
+
+
+def _hex_key(text: str) -> str:
+    """A vector key as schema 3 stored it: the whole SHA-256 of recipe and text, in hex."""
+    return hashlib.sha256(RECIPE.encode() + b"\0" + text.encode()).hexdigest()
+
+
+#: (source qualname, kind, target, target_full, line) of the schema-3 store's edges
+EDGES = [
+    ("f", "calls", "helper", "self.helper", 2),
+    ("f", "calls", "g", "g", 3),
+    ("g", "imports", "os", "os", 1),
+    ("g", "imports", "sibling", ".sibling", 1),
+    ("g", "inherits", "Base", "Base", 5),
+]
+
+
+def _schema_3_store(path: Path, vectors: list[np.ndarray]) -> dict[str, int]:
+    """A store as schema 3 wrote it: hex keys, a text of three windows, a cached two-window text, edges with paths.
+
+    ``vectors``: 1 (f), 3 (g's windows), 2 (the cached text's windows). Returns the unit ids.
+    """
+    db = apsw.Connection(str(path))
+    _load_vec(db)
+    with db:
+        for migration in MIGRATIONS[:3]:
+            migration(db)
+        db.execute("PRAGMA user_version=3")
+        db.execute(_vec_table_sql(len(vectors[0]), int8=True))
+        keys = [(1, _hex_key("f"), None, 1, 0), (2, _hex_key("g"), None, 3, 1),
+                (3, _hex_key("g") + "#1", 2, 1, 0), (4, _hex_key("g") + "#2", 2, 1, 0)]
+        for (vid, key, head, windows, truncated), v in zip(keys, vectors):
+            db.execute("INSERT INTO vectors(id, text_hash, head, windows, truncated) VALUES (?, ?, ?, ?, ?)",
+                       (vid, key, head, windows, truncated))
+            db.execute("INSERT INTO vec_units(rowid, embedding, language) VALUES (?, vec_int8(?), 'python')",
+                       (vid, quantize(v)))
+        for n, (key, v) in enumerate([(_hex_key("cached"), vectors[4]), (_hex_key("cached") + "#1", vectors[5])]):
+            db.execute("INSERT INTO vector_cache(text_hash, language, embedding, orphaned_seq, windows, truncated) "
+                       "VALUES (?, 'python', ?, ?, ?, 0)", (key, quantize(v), n + 1, 2 if n == 0 else 1))
+        db.execute("INSERT INTO files(path, blob, status) VALUES ('p.py', ?, 'indexed')", ("a" * 40,))
+        ids = {}
+        for name, vid in (("f", 1), ("g", 2)):
+            db.execute("INSERT INTO units(path, kind, name, qualname, start_line, end_line, language, signature, "
+                       "docstring, vector_id) VALUES ('p.py', 'function', ?, ?, 1, 9, 'python', '', '', ?)",
+                       (name, name, vid))
+            ids[name] = db.last_insert_rowid()
+        for source, kind, target, full, line in EDGES:
+            db.execute("INSERT INTO edges(path, source_unit, kind, target, target_full, line) "
+                       "VALUES ('p.py', ?, ?, ?, ?, ?)", (ids[source], kind, target, full, line))
+    db.close()
+    return ids
+
+
+def test_schema_3_store_migrates_to_4_and_answers_as_before(tmp_path: Path) -> None:
+    from hookgraph.compose import text_hash
+    from hookgraph.graph import _imported_from_outside
+    from hookgraph.store import window_key
+
+    rng = np.random.default_rng(4)
+    vectors = [_unit(rng, 16) for _ in range(6)]
+    path = tmp_path / "index.db"
+    ids = _schema_3_store(path, vectors)
+    with Store(path) as store:
+        assert store._version() == len(MIGRATIONS) == 4
+        # keys: 16 bytes, the one compose.text_hash computes now; windows keep "#<n>" after them
+        f_key, g_key = text_hash(RECIPE, "f"), text_hash(RECIPE, "g")
+        assert f_key == bytes.fromhex(_hex_key("f"))[:16]
+        assert store.vector_info([f_key, g_key, text_hash(RECIPE, "h")]) == {f_key: (1, 1, False), g_key: (2, 3, True)}
+        assert store.vector_ids([window_key(g_key, 1), window_key(g_key, 2)]) == {
+            window_key(g_key, 1): 3, window_key(g_key, 2): 4}
+        assert {r[0] for r in store.db.execute("SELECT typeof(text_hash) FROM vectors")} == {"blob"}
+        # knn: a text counts once, at its best window, under its first window's id
+        assert store.knn(vectors[0], 1)[0][0] == 1
+        assert [v for v, _ in store.knn(vectors[3], 2)] == [2, 1]
+        assert store.knn(vectors[3], 1)[0][1] < 0.001
+        # edges: the same tuples; target_full stored only where it differs
+        by_id = {v: k for k, v in ids.items()}
+        got = [(by_id[s], k, t, full, line) for s, k, t, full, line in store.edges_from(list(ids.values()))]
+        assert sorted(got) == sorted(EDGES)
+        assert store.edges_to(["os", "sibling"], "imports") == [
+            (ids["g"], "os", "os", 1), (ids["g"], "sibling", ".sibling", 1)]
+        assert store.db.execute("SELECT count(*) FROM edges WHERE target_full IS NULL").fetchall()[0][0] == 3
+        assert "path" not in {r[1] for r in store.db.execute("PRAGMA table_info(edges)")}
+        assert _imported_from_outside(store, "p.py", "os") and not _imported_from_outside(store, "p.py", "sibling")
+        assert not _imported_from_outside(store, "q.py", "os")
+        # the cached text comes back whole, under its new key
+        cached_key = text_hash(RECIPE, "cached")
+        with store.transaction():
+            revived = store.revive_vector(cached_key)
+        assert revived is not None
+        assert store.vector_info([cached_key])[cached_key] == (revived, 2, False)
+        assert store.knn(vectors[5], 1) == [(revived, pytest.approx(0.0, abs=0.001))]
+        assert store.db.execute("SELECT count(*) FROM vector_cache").fetchall()[0][0] == 0
+        # orphaned again, it goes back to the cache under the 16-byte keys
+        with store.transaction():
+            assert store.collect_orphan_vectors() == 1
+        assert sorted(r[0] for r in store.db.execute("SELECT text_hash FROM vector_cache")) == sorted(
+            [cached_key, window_key(cached_key, 1)])
+    with Store(path, readonly=True) as store:  # reopens as a trusted schema-4 store
+        store.check_contents()
+
+
+@pytest.mark.parametrize("tamper", [
+    "ALTER TABLE edges ADD COLUMN path TEXT",  # schema 3's column back
+    "DROP INDEX edges_target; CREATE INDEX edges_target ON edges(target)",
+    "DROP TABLE vector_cache; CREATE TABLE vector_cache(text_hash TEXT PRIMARY KEY, language TEXT NOT NULL, "
+    "embedding BLOB NOT NULL, orphaned_seq INTEGER NOT NULL, windows INTEGER NOT NULL DEFAULT 1, "
+    "truncated INTEGER NOT NULL DEFAULT 0)",
+    "CREATE TRIGGER evil AFTER INSERT ON edges BEGIN DELETE FROM units; END",
+])
+def test_a_tampered_schema_4_is_refused(tmp_path: Path, tamper: str) -> None:
+    path = tmp_path / "index.db"
+    with Store(path, create=True) as store:
+        store.ensure_vector_table(8)
+        assert store._version() == 4
+    db = apsw.Connection(str(path))
+    db.execute(tamper)
+    db.close()
+    with pytest.raises(UntrustedStoreError):
+        Store(path)
+
+
+def test_an_edge_from_no_unit_is_refused(tmp_path: Path) -> None:
+    """Edges have no path since schema 4; one whose source unit is not stored was not written by a sync."""
+    path = tmp_path / "index.db"
+    with Store(path, create=True) as store:
+        store.check_contents()
+        store.insert_edges([(42, "calls", "f", "f", 1)])
+        with pytest.raises(UntrustedStoreError, match="edge leaves unit 42"):
+            store.check_contents()
+
+
+def test_a_schema_3_layout_labelled_4_is_refused(tmp_path: Path) -> None:
+    path = tmp_path / "index.db"
+    _schema_3_store(path, [_unit(np.random.default_rng(5), 8) for _ in range(6)])
+    db = apsw.Connection(str(path))
+    db.execute("PRAGMA user_version=4")
     db.close()
     with pytest.raises(UntrustedStoreError):
         Store(path)

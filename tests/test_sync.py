@@ -114,12 +114,18 @@ def test_rename_keeps_every_code_vector(billing: Path, embedder) -> None:
 
 
 def test_delete_removes_units_edges_and_orphan_vectors(billing: Path, embedder) -> None:
+    with Store(db_path(billing)) as store:  # edges have no path (schema 4): a file's are its units'
+        sources = [u.id for u in store.units_where("path = ?", ("billing/helpers.py",))]
+        assert store.edges_from(sources)
     git(billing, "rm", "-q", "billing/helpers.py")
     commit_all(billing)
     _sync(billing, embedder)
     with Store(db_path(billing)) as store:
         assert store.units_where("path = ?", ("billing/helpers.py",)) == []
-        assert store.db.execute("SELECT count(*) FROM edges WHERE path = 'billing/helpers.py'").fetchall()[0][0] == 0
+        assert store.edges_from(sources) == []
+        assert store.db.execute(
+            "SELECT count(*) FROM edges WHERE source_unit NOT IN (SELECT id FROM units)"
+        ).fetchall()[0][0] == 0
         orphans = store.db.execute(
             "SELECT count(*) FROM vectors v WHERE NOT EXISTS (SELECT 1 FROM units u WHERE u.vector_id = v.id)"
         ).fetchall()[0][0]
