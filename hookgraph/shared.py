@@ -35,6 +35,7 @@ Shared mode is recorded in the committed ``.hookgraph/config.toml``
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager
@@ -43,7 +44,16 @@ from pathlib import Path
 from typing import Any, cast
 
 from hookgraph import config, git
-from hookgraph.store import DB_DIRNAME, DB_FILENAME, Store, StoreError, UntrustedStoreError, check_no_links, db_path
+from hookgraph.store import (
+    DB_DIRNAME,
+    DB_FILENAME,
+    SchemaUpgradeNeeded,
+    Store,
+    StoreError,
+    UntrustedStoreError,
+    check_no_links,
+    db_path,
+)
 
 CONFIG_FILE = "config.toml"
 SNAPSHOT_FILE = "shared.db"
@@ -160,7 +170,7 @@ def snapshot_problem(path: Path, root: Path | None = None) -> tuple[str | None, 
     symlink of that work tree). A snapshot is somebody else's data.
     """
     try:
-        with Store(path, readonly=True) as store:
+        with current_schema(path) as readable, Store(readable, readonly=True) as store:
             store.get_meta("model_sha256")
             store.check_contents(root)
         return None, False
@@ -187,24 +197,36 @@ def seed_from_snapshot(root: Path, warnings: list[str] | None = None) -> bool:
     snap = snapshot_path(root)
     if not (snap.is_file() or snap.is_symlink()):
         return False
-    problem, untrusted = snapshot_problem(snap, root)
+    try:
+        # A snapshot from an older hookgraph is used through a migrated copy.
+        with current_schema(snap) as source:
+            problem, untrusted = snapshot_problem(source, root)
+            if problem is None:
+                _copy_into_place(source, live)
+    except UntrustedStoreError as exc:
+        problem, untrusted = str(exc), True
+    except (StoreError, OSError) as exc:
+        problem, untrusted = str(exc), False
     if problem is not None:
         if untrusted and warnings is not None:
             reason = problem.split(": rebuild it with")[0].split("; hookgraph will not use it")[0]
             warnings.append(f"ignored the committed snapshot: {reason}; the index is built from the source instead")
         return False
+    return live.exists()
+
+
+def _copy_into_place(source: Path, live: Path) -> None:
+    """Copy ``source`` to ``live``, linked into place only if nothing else created it meanwhile."""
     fd, tmp = tempfile.mkstemp(prefix=".index.db.", dir=live.parent)
     try:
-        with os.fdopen(fd, "wb") as out, open(snap, "rb") as src:
-            while chunk := src.read(1 << 20):
-                out.write(chunk)
+        with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
         try:
             os.link(tmp, live)
         except FileExistsError:
             pass
     finally:
         os.unlink(tmp)
-    return live.exists()
 
 
 # -- the merge driver -------------------------------------------------------------
@@ -332,6 +354,37 @@ def snapshot_at(root: Path, rev: str) -> Iterator[Path | None]:
                 pass
 
 
+@contextmanager
+def current_schema(path: Path) -> Iterator[Path]:
+    """``path`` itself, or a migrated temporary copy when an older hookgraph wrote it.
+
+    A snapshot committed before an upgrade stays useful (its vectors still
+    save the embedding) and the committed file is never written. The copy is
+    checked like any store before it is migrated: planted SQL is refused, not
+    upgraded. Other problems raise :class:`StoreError` as opening would.
+    """
+    try:
+        with Store(path, readonly=True):
+            pass
+    except SchemaUpgradeNeeded:
+        pass
+    else:
+        yield path
+        return
+    fd, name = tempfile.mkstemp(prefix="hookgraph-upgrade-", suffix=".db")
+    try:
+        with os.fdopen(fd, "wb") as out, open(path, "rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+        Store(Path(name)).close()  # opening it read-write migrates it
+        yield Path(name)
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.unlink(name + suffix)
+            except FileNotFoundError:
+                pass
+
+
 def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
     """Copy the source snapshot's vectors for units of ``paths`` into ``store``'s vector cache.
 
@@ -345,7 +398,7 @@ def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
         return 0
     rows: list[tuple[bytes, str, bytes, int, int]] = []
     try:
-        with Store(source, readonly=True) as snap:
+        with current_schema(source) as readable, Store(readable, readonly=True) as snap:
             if not snap.has_vector_table():
                 return 0
             dims = snap.get_meta("dims")
@@ -397,11 +450,13 @@ def top_up_vectors(root: Path, entries: dict[str, git.Entry], files: list[Path],
 
     live = db_path(root)
     prepare_directory(live.parent, warnings)  # a clone's first sync starts from the snapshot
+    changed = sorted(entries)
     if live.exists():
-        with Store(live, readonly=True) as store:
-            changed = diff_maps(store.file_map(), entries)
-    else:
-        changed = sorted(entries)
+        try:
+            with Store(live, readonly=True) as store:
+                changed = diff_maps(store.file_map(), entries)
+        except SchemaUpgradeNeeded:
+            pass  # after an upgrade: migrated below, under the lock; every file counts as changed once
     changed = [p for p in changed if p in entries]  # deleted files need no vectors
     files = [f for f in files if f.is_file()]
     if not changed or not (files or revs):
@@ -551,7 +606,7 @@ def verify_committed(root: Path, rev: str = "HEAD") -> Verdict:
             return Verdict(False, f"hookgraph: no committed database at {short} "
                                   f"({DB_DIRNAME}/{SNAPSHOT_FILE} missing; see `hookgraph install --shared`)")
         try:
-            with Store(path, readonly=True) as store:
+            with current_schema(path) as readable, Store(readable, readonly=True) as store:
                 stored = store.file_map()
         except StoreError as exc:
             return Verdict(False, f"hookgraph: the committed database at {short} is unusable: {exc}")

@@ -55,6 +55,10 @@ class StoreError(Exception):
     """The database cannot be used as it is; the message says what to do."""
 
 
+class SchemaUpgradeNeeded(StoreError):
+    """A store written by an older hookgraph, opened read-only: it must be migrated by a writer first."""
+
+
 class UntrustedStoreError(StoreError):
     """The database holds something hookgraph never writes: planted SQL or paths leaving the repository."""
 
@@ -633,11 +637,20 @@ class Store:
         if version == len(MIGRATIONS):
             return
         if readonly:
-            raise StoreError(f"{self.path} needs a schema upgrade: run `hookgraph index`")
-        with self.db:
+            raise SchemaUpgradeNeeded(f"{self.path} needs a schema upgrade: run `hookgraph index`")
+        # IMMEDIATE: one writer migrates; a hook or `ask` opening the store at the
+        # same moment waits for it, then finds the version current and does nothing.
+        self.db.execute("BEGIN IMMEDIATE")
+        try:
+            version = self._check_version()
             for number, migration in enumerate(MIGRATIONS[version:], start=version + 1):
                 migration(self.db)
                 self.db.execute(f"PRAGMA user_version={number}")
+            self.db.execute("COMMIT")
+        except BaseException:
+            if self.db.in_transaction:
+                self.db.execute("ROLLBACK")
+            raise
 
     def close(self) -> None:
         if self._db is not None:

@@ -279,3 +279,54 @@ def test_snapshot_is_exported_again_when_only_the_model_meta_changed(shared_repo
     assert hooks._export_and_stage(repo.path, 5) is True
     with Store(repo.path / ".hookgraph/shared.db", readonly=True) as snap:
         assert snap.get_meta("embed_recipe") == "a-new-recipe"
+
+
+# --------------------------------------------------------------------------- stores from an older hookgraph
+
+
+def test_an_older_snapshot_is_read_through_a_migrated_copy(tmp_path: Path) -> None:
+    """A snapshot committed before an upgrade still gives its vectors; the committed file is not written."""
+    import numpy as np
+
+    from hookgraph.shared import current_schema, import_vectors
+    from hookgraph.store import MIGRATIONS, SchemaUpgradeNeeded
+    from tests.test_store import _schema_3_store, _unit
+
+    rng = np.random.default_rng(7)
+    snapshot = tmp_path / "shared.db"
+    _schema_3_store(snapshot, [_unit(rng, 16) for _ in range(6)])
+    committed = snapshot.read_bytes()
+    with pytest.raises(SchemaUpgradeNeeded, match="needs a schema upgrade"):
+        Store(snapshot, readonly=True)
+    with current_schema(snapshot) as readable:
+        assert readable != snapshot
+        with Store(readable, readonly=True) as copy:
+            assert copy.integer("PRAGMA user_version") == len(MIGRATIONS)
+    assert not readable.exists()  # the copy is gone with the context
+    with Store(tmp_path / "index.db", create=True) as store, store.transaction():
+        assert import_vectors(store, snapshot, ["p.py"]) == 4  # f, and g's three windows
+    assert snapshot.read_bytes() == committed
+    with current_schema(tmp_path / "index.db") as readable:  # a current store is read in place
+        assert readable == tmp_path / "index.db"
+
+
+def test_a_hook_after_an_upgrade_migrates_the_older_index(tmp_path: Path) -> None:
+    """The vector top-up before a shared-mode sync read the index read-only and failed on every hook."""
+    import numpy as np
+
+    from hookgraph import git
+    from hookgraph.shared import top_up_vectors
+    from hookgraph.store import MIGRATIONS
+    from tests.conftest import make_repo
+    from tests.test_store import _schema_3_store, _unit
+
+    repo = make_repo(tmp_path / "repo", {"p.py": "def f():\n    return 1\n"})
+    live = db_path(repo)
+    live.parent.mkdir()
+    rng = np.random.default_rng(8)
+    _schema_3_store(live, [_unit(rng, 16) for _ in range(6)])
+    snapshot = tmp_path / "snapshot.db"
+    _schema_3_store(snapshot, [_unit(rng, 16) for _ in range(6)])
+    assert top_up_vectors(repo, git.tree_map(repo), [snapshot], [], lock_timeout=5) >= 0
+    with Store(live, readonly=True) as store:
+        assert store.integer("PRAGMA user_version") == len(MIGRATIONS)
