@@ -347,11 +347,16 @@ def snapshot_at(root: Path, rev: str) -> Iterator[Path | None]:
             f.write(data)
         yield Path(name)
     finally:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            try:
-                os.unlink(name + suffix)
-            except FileNotFoundError:
-                pass
+        _remove_with_sidecars(name)
+
+
+def _remove_with_sidecars(name: str) -> None:
+    """Delete a temporary database and whatever journal SQLite left beside it."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.unlink(name + suffix)
+        except FileNotFoundError:
+            pass
 
 
 @contextmanager
@@ -378,11 +383,7 @@ def current_schema(path: Path) -> Iterator[Path]:
         Store(Path(name)).close()  # opening it read-write migrates it
         yield Path(name)
     finally:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            try:
-                os.unlink(name + suffix)
-            except FileNotFoundError:
-                pass
+        _remove_with_sidecars(name)
 
 
 def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
