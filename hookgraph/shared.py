@@ -397,25 +397,20 @@ def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
     wanted = sorted(set(paths))
     if not wanted:
         return 0
-    rows: list[tuple[bytes, str, bytes, int, int]] = []
+    rows: list[tuple[Any, ...]] = []
     try:
         with current_schema(source) as readable, Store(readable, readonly=True) as snap:
             if not snap.has_vector_table():
                 return 0
             dims = snap.get_meta("dims")
-            for start in range(0, len(wanted), 500):
-                chunk = wanted[start : start + 500]
-                marks = ",".join("?" * len(chunk))
-                rows.extend(cast(
-                    "list[tuple[bytes, str, bytes, int, int]]",  # as the schema declares them (revive_vector re-checks embeddings)
-                    snap.db.execute(
-                        # every window of a long unit's text (store.py), with its counts
-                        "SELECT DISTINCT v.text_hash, e.language, e.embedding, v.windows, v.truncated FROM units u "
-                        "JOIN vectors v ON coalesce(v.head, v.id) = u.vector_id JOIN vec_units e ON e.rowid = v.id "
-                        f"WHERE u.path IN ({marks})",
-                        chunk,
-                    ).fetchall(),
-                ))
+            # every window of a long unit's text (store.py), with its counts; the
+            # columns are as the schema declares them (revive_vector re-checks embeddings)
+            rows = snap.rows_in(
+                "SELECT DISTINCT v.text_hash, e.language, e.embedding, v.windows, v.truncated FROM units u "
+                "JOIN vectors v ON coalesce(v.head, v.id) = u.vector_id JOIN vec_units e ON e.rowid = v.id "
+                "WHERE u.path IN ({in})",
+                wanted,
+            )
     except StoreError:
         return 0  # an unreadable snapshot only costs embeddings
     if not rows:

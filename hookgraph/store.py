@@ -521,6 +521,23 @@ class Store:
                 pass
             self._db = None
 
+    def rows_in(
+        self, sql: str, values: Iterable[Any], before: Sequence[Any] = (), after: Sequence[Any] = ()
+    ) -> list[tuple[Any, ...]]:
+        """The rows of ``sql`` with its ``{in}`` bound to ``values``, asked 500 at a time.
+
+        SQLite builds may cap bound variables at 999; every lookup by a list
+        of ids, names or keys goes through here. ``before``/``after`` are the
+        parameters around the list.
+        """
+        items = list(values)
+        rows: list[tuple[Any, ...]] = []
+        for start in range(0, len(items), 500):
+            chunk = items[start : start + 500]
+            marks = ",".join("?" * len(chunk))
+            rows.extend(self.db.execute(sql.replace("{in}", marks), [*before, *chunk, *after]).fetchall())
+        return rows
+
     def integer(self, sql: str) -> int:
         """The one value of a query that cannot give NULL: a PRAGMA, ``count(*)``, ``coalesce(max(..), 0)``."""
         return int(cast(int, self.db.execute(sql).fetchall()[0][0]))
@@ -751,29 +768,19 @@ class Store:
 
     def vector_ids(self, text_hashes: Iterable[bytes]) -> dict[bytes, int]:
         """Which of these text hashes already have a vector, and its id."""
-        found: dict[bytes, int] = {}
-        hashes = list(text_hashes)
-        for start in range(0, len(hashes), 500):
-            chunk = hashes[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for text_hash, vid in self.db.execute(
-                f"SELECT text_hash, id FROM vectors WHERE text_hash IN ({marks})", chunk
-            ):
-                found[text_hash] = vid
-        return found
+        return {
+            text_hash: int(vid)
+            for text_hash, vid in self.rows_in("SELECT text_hash, id FROM vectors WHERE text_hash IN ({in})", text_hashes)
+        }
 
     def vector_info(self, text_hashes: Iterable[bytes]) -> dict[bytes, tuple[int, int, bool]]:
         """``{text hash: (first window's vector id, windows, truncated)}`` for the known ones."""
-        found: dict[bytes, tuple[int, int, bool]] = {}
-        hashes = list(text_hashes)
-        for start in range(0, len(hashes), 500):
-            chunk = hashes[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for text_hash, vid, windows, truncated in self.db.execute(
-                f"SELECT text_hash, id, windows, truncated FROM vectors WHERE text_hash IN ({marks})", chunk
-            ):
-                found[text_hash] = (int(vid), int(windows), bool(truncated))
-        return found
+        return {
+            text_hash: (int(vid), int(windows), bool(truncated))
+            for text_hash, vid, windows, truncated in self.rows_in(
+                "SELECT text_hash, id, windows, truncated FROM vectors WHERE text_hash IN ({in})", text_hashes
+            )
+        }
 
     def insert_vector(
         self,
@@ -884,14 +891,7 @@ class Store:
     # -- reads ------------------------------------------------------------------
 
     def units_by_ids(self, ids: Iterable[int]) -> dict[int, UnitRow]:
-        result: dict[int, UnitRow] = {}
-        id_list = list(ids)
-        for start in range(0, len(id_list), 500):
-            chunk = id_list[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for row in self.db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE id IN ({marks})", chunk):
-                result[row[0]] = UnitRow(*row)
-        return result
+        return {row[0]: UnitRow(*row) for row in self.rows_in(f"SELECT {UNIT_COLUMNS} FROM units WHERE id IN ({{in}})", ids)}
 
     def units_where(self, clause: str, params: Sequence[Any] = ()) -> list[UnitRow]:
         return [UnitRow(*row) for row in self.db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE {clause}", params)]
@@ -921,37 +921,24 @@ class Store:
 
         blob = quantize(np.asarray(query, dtype=np.float32))
         ids = list(vector_ids)
+        windows: dict[int, int] = dict(self.rows_in("SELECT id, head FROM vectors WHERE head IN ({in})", ids))
         best: dict[int, float] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            windows = dict(cast("list[tuple[int, int]]", self.db.execute(
-                f"SELECT id, head FROM vectors WHERE head IN ({marks})", chunk
-            ).fetchall()))
-            # One point query per vector: vec0 answers ``rowid = ?`` from its
-            # rowid map, but ``rowid IN (...)`` scans every chunk (30 ms at 100k).
-            for rowid in chunk + list(windows):
-                rows = cast("list[tuple[float | None]]", self.db.execute(
-                    "SELECT vec_distance_cosine(embedding, vec_int8(?)) FROM vec_units WHERE rowid = ?",
-                    (blob, rowid),
-                ).fetchall())
-                head = windows.get(rowid, rowid)
-                for (distance,) in rows:
-                    if distance is not None and float(distance) < best.get(head, 3.0):
-                        best[head] = float(distance)
+        # One point query per vector: vec0 answers ``rowid = ?`` from its
+        # rowid map, but ``rowid IN (...)`` scans every chunk (30 ms at 100k).
+        for rowid in ids + list(windows):
+            rows = cast("list[tuple[float | None]]", self.db.execute(
+                "SELECT vec_distance_cosine(embedding, vec_int8(?)) FROM vec_units WHERE rowid = ?",
+                (blob, rowid),
+            ).fetchall())
+            head = windows.get(rowid, rowid)
+            for (distance,) in rows:
+                if distance is not None and float(distance) < best.get(head, 3.0):
+                    best[head] = float(distance)
         return best
 
     def vector_ids_of_units(self, unit_ids: Iterable[int]) -> dict[int, int]:
         """``{unit id: vector id}`` for the units that have a vector."""
-        ids = list(unit_ids)
-        result: dict[int, int] = {}
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            result.update(cast("list[tuple[int, int]]", self.db.execute(
-                f"SELECT id, vector_id FROM units WHERE id IN ({marks}) AND vector_id IS NOT NULL", chunk
-            ).fetchall()))
-        return result
+        return dict(self.rows_in("SELECT id, vector_id FROM units WHERE id IN ({in}) AND vector_id IS NOT NULL", unit_ids))
 
     def knn(self, query: np.ndarray, k: int, language: str | None = None) -> list[tuple[int, float]]:
         """``(vector id, cosine distance)`` nearest first, optionally within one language.
@@ -975,14 +962,9 @@ class Store:
         hits = [(int(r[0]), float(r[1])) for r in self.db.execute(sql, params)]
         if not extra:
             return hits
-        heads: dict[int, int] = {}
-        ids = [v for v, _ in hits]
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            heads.update(cast("list[tuple[int, int]]", self.db.execute(
-                f"SELECT id, head FROM vectors WHERE id IN ({marks}) AND head IS NOT NULL", chunk
-            ).fetchall()))
+        heads: dict[int, int] = dict(self.rows_in(
+            "SELECT id, head FROM vectors WHERE id IN ({in}) AND head IS NOT NULL", [v for v, _ in hits]
+        ))
         best: dict[int, float] = {}
         for vid, distance in hits:  # nearest first: the first window seen is the best
             best.setdefault(heads.get(vid, vid), distance)
@@ -991,45 +973,23 @@ class Store:
     def units_for_vectors(self, vector_ids: Iterable[int]) -> dict[int, list[int]]:
         """``{vector id: [unit ids]}``: several units may share one embedded text."""
         result: dict[int, list[int]] = {}
-        ids = list(vector_ids)
-        for start in range(0, len(ids), 500):
-            chunk = ids[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for uid, vid in self.db.execute(
-                f"SELECT id, vector_id FROM units WHERE vector_id IN ({marks})", chunk
-            ):
-                result.setdefault(vid, []).append(uid)
+        for uid, vid in self.rows_in("SELECT id, vector_id FROM units WHERE vector_id IN ({in})", vector_ids):
+            result.setdefault(vid, []).append(uid)
         return result
 
     def edges_from(self, unit_ids: Sequence[int], kind: str | None = None) -> list[tuple[int, str, str, str, int]]:
         """``(source unit, kind, target, target_full, line)`` for edges leaving these units."""
-        out: list[tuple[int, str, str, str, int]] = []
-        for start in range(0, len(unit_ids), 500):
-            chunk = list(unit_ids[start : start + 500])
-            marks = ",".join("?" * len(chunk))
-            sql = (
-                "SELECT source_unit, kind, target, coalesce(target_full, target), line FROM edges "
-                f"WHERE source_unit IN ({marks})"
-            )
-            params: list[Any] = list(chunk)
-            if kind:
-                sql += " AND kind = ?"
-                params.append(kind)
-            out.extend(cast("list[tuple[int, str, str, str, int]]", self.db.execute(sql, params).fetchall()))
-        return out
+        sql = "SELECT source_unit, kind, target, coalesce(target_full, target), line FROM edges WHERE source_unit IN ({in})"
+        if kind:
+            return self.rows_in(sql + " AND kind = ?", unit_ids, after=[kind])
+        return self.rows_in(sql, unit_ids)
 
     def edges_to(self, names: Sequence[str], kind: str) -> list[tuple[int, str, str, int]]:
         """``(source unit, target, target_full, line)`` for edges of ``kind`` naming any of ``names``."""
-        out: list[tuple[int, str, str, int]] = []
-        for start in range(0, len(names), 500):
-            chunk = list(names[start : start + 500])
-            marks = ",".join("?" * len(chunk))
-            out.extend(cast("list[tuple[int, str, str, int]]", self.db.execute(
-                "SELECT source_unit, target, coalesce(target_full, target), line FROM edges "
-                f"WHERE kind = ? AND target IN ({marks})",
-                [kind, *chunk],
-            ).fetchall()))
-        return out
+        return self.rows_in(
+            "SELECT source_unit, target, coalesce(target_full, target), line FROM edges WHERE kind = ? AND target IN ({in})",
+            names, before=[kind],
+        )
 
     def counts(self) -> dict[str, Any]:
         """Numbers for ``status``: files by status, units by kind, vectors, edges by kind."""
