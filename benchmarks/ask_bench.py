@@ -99,7 +99,7 @@ def db_bytes(repo: Path) -> int:
 def in_process(repo: Path, queries: list[str], runs: int) -> dict[str, list[float]]:
     """Search times with the model loaded, split by step (seconds)."""
     from hookgraph import search as search_mod
-    from hookgraph.model_choice import embedder_for_repo
+    from hookgraph.embed.choice import embedder_for_repo
     from hookgraph.store import Store, db_path
 
     times: dict[str, list[float]] = {k: [] for k in ("total", "embed", "fts", "knn", "rest")}

@@ -92,7 +92,8 @@ def child_index(repo: Path, out: Path, texts_out: Path | None) -> None:
     import resource
 
     started = time.perf_counter()
-    from hookgraph import compose, git as hgit, parse, store as store_mod, sync as sync_mod
+    from hookgraph.parse import compose
+    from hookgraph import git as hgit, parse, store as store_mod, sync as sync_mod
     from hookgraph.embed import Embedder
 
     imported = time.perf_counter()

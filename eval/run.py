@@ -21,7 +21,7 @@ What it does, per project in ``eval/projects.json``:
    same index: hybrid (``hookgraph.search.search``), BM25 alone (the FTS5
    query the hybrid's lexical half runs) and embeddings alone (the KNN the
    semantic half runs); caller/callee questions through
-   ``hookgraph.graph.callers``/``callees``;
+   ``hookgraph.search.graph.callers``/``callees``;
 5. print Recall@1/5/10 and MRR@10 by project and by question kind, and
    append the tables with the command line to ``eval/RESULTS.md``.
 
@@ -62,7 +62,8 @@ QUESTIONS_DIR = EVAL_DIR / "questions"
 RESULTS_MD = EVAL_DIR / "RESULTS.md"
 
 #: Source files whose content decides what an index holds (not how it is ranked).
-RECIPE_FILES = ("compose.py", "parse.py", "store.py", "sync.py", "filters.py", "units.py")
+RECIPE_FILES = ("parse/compose.py", "parse/__init__.py", "parse/words.py", "store/__init__.py", "sync/__init__.py",
+                "parse/filters.py", "parse/units.py")
 
 SEARCH_KINDS = ("nl", "identifier")
 GRAPH_KINDS = ("callers", "callees")
@@ -170,7 +171,7 @@ def recipe_hash(embedding_recipe: str) -> str:
     pkg = REPO / "hookgraph"
     for name in RECIPE_FILES:
         h.update(name.encode() + b"\0" + (pkg / name).read_bytes())
-    for path in sorted((pkg / "languages").iterdir()):
+    for path in sorted((pkg / "parse" / "languages").iterdir()):
         if path.suffix in (".scm", ".json"):
             h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
@@ -287,7 +288,7 @@ _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 def leaked_identifiers(question: str, gold: list[Gold]) -> list[str]:
     """Identifiers of the answer that the question spells out (whole, or as its split words)."""
-    from hookgraph.store import identifier_words
+    from hookgraph.parse.words import identifier_words
 
     text = question.lower()
     words = {w.lower() for w in _WORD.findall(question)}
@@ -395,7 +396,7 @@ def rank_embed(store: Any, q: str, embedder: Any) -> list[tuple[str, str]]:
 
 
 def rank_graph(store: Any, q: Question) -> list[tuple[str, str]]:
-    from hookgraph import graph
+    from hookgraph.search import graph
 
     try:
         links = graph.callers(store, q.q) if q.kind == "callers" else graph.callees(store, q.q)
@@ -525,7 +526,7 @@ def apply_overrides(settings: list[str], embedder: CachingEmbedder) -> None:
             embedder.query_instruction = raw
             continue
         module_name, _, attr = name.rpartition(".")
-        if module_name.split(".")[0] + ".py" in RECIPE_FILES:
+        if any(f.startswith(module_name.replace(".", "/")) for f in RECIPE_FILES):
             RECIPE_OVERRIDES.append(item)
         module = importlib.import_module(f"hookgraph.{module_name}")
         if not hasattr(module, attr):

@@ -6,7 +6,7 @@ place, so comments, unknown keys and other people's settings survive a
 
 Schema (every key optional; a missing file means all defaults)::
 
-    shared = true                 # top level: commit the index (hookgraph.shared)
+    shared = true                 # top level: commit the index (hookgraph.sync.shared)
 
     [model]
     path = "~/models/CodeRankEmbed.Q8_0.gguf"   # GGUF to embed with (default: the shipped one);

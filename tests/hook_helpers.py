@@ -1,7 +1,7 @@
 """Helpers for the hook tests: real git, the real pre-commit tool, the hook log, store snapshots.
 
 Every hook appends one JSON line to ``$HOOKGRAPH_HOOK_LOG`` (see
-:mod:`hookgraph.hooks`); a :class:`Repo` reads the lines each git operation
+:mod:`hookgraph.sync.hooks`); a :class:`Repo` reads the lines each git operation
 produced, so a test can say exactly which hooks ran and how many texts they
 embedded.
 """

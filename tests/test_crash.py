@@ -129,7 +129,7 @@ def test_kill_9_during_index_leaves_previous_or_new_state(crash_repo: Path, embe
 
 def test_kill_9_during_a_shared_mode_pre_commit_hook(tmp_path: Path, embedder) -> None:
     """The hook that writes the working index, exports the snapshot and ``git add``s it."""
-    from hookgraph import hooks, shared
+    from hookgraph.sync import hooks, shared
 
     root = make_repo(tmp_path / "repo", dict(BASE))
     shared.write_shared_setting(root, True)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookgraph.filters import content_skip_reason, path_skip_reason
+from hookgraph.parse.filters import content_skip_reason, path_skip_reason
 
 
 @pytest.mark.parametrize(

@@ -26,8 +26,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from hookgraph.compose import embed_text, fts_columns
-from hookgraph.languages import REGISTRY
+from hookgraph.parse.compose import embed_text, fts_columns
+from hookgraph.parse.languages import REGISTRY
 from hookgraph.parse import parse_bytes
 from tests.reliability import record
 
@@ -117,9 +117,9 @@ EMBED_FUZZ = textwrap.dedent(
     sys.path.insert(0, sys.argv[1])
     examples, random_ = int(sys.argv[2]), sys.argv[3] == "1"
     from hypothesis import HealthCheck, given, settings, strategies as st
-    from hookgraph.compose import embed_text
+    from hookgraph.parse.compose import embed_text
     from hookgraph.embed import Embedder
-    from hookgraph.languages import REGISTRY
+    from hookgraph.parse.languages import REGISTRY
     from hookgraph.parse import parse_bytes
     from tests.test_fuzz import ANY_CHAR, EXTENSION, sources
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hookgraph import graph
+from hookgraph.search import graph
 from hookgraph.store import Store, db_path
 from tests.conftest import make_repo
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from hookgraph.diagram import dot_text, mermaid_text
+from hookgraph.search.diagram import dot_text, mermaid_text
 from tests.conftest import make_repo, run_cli
 
 CORE = '''"""Core of the shop."""

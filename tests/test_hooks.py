@@ -15,8 +15,8 @@ from pathlib import Path
 
 import pytest
 
-from hookgraph import hooks
-from hookgraph.lock import write_lock
+from hookgraph.sync import hooks
+from hookgraph.store.lock import write_lock
 from hookgraph.store import Store, db_path
 from tests.hook_helpers import MATH, PYTHON, TEXT, Repo, hooks_of, new_repo
 

@@ -20,7 +20,7 @@ from pathlib import Path
 import apsw
 import pytest
 
-from hookgraph import shared
+from hookgraph.sync import shared
 from hookgraph.store import Store, _load_vec, db_path
 from hookgraph.sync import read_target, sync
 from tests.conftest import git, make_repo, run_cli

@@ -6,7 +6,7 @@ import os
 import subprocess
 from pathlib import Path
 
-from hookgraph.install import CHAINED_SUFFIX, MARKER
+from hookgraph.sync.install import CHAINED_SUFFIX, MARKER
 from tests.hook_helpers import MATH, PYTHON, TEXT, hooks_of, new_repo
 
 HOOKS = ["post-checkout", "post-commit", "post-merge", "post-rewrite", "pre-commit"]
@@ -124,7 +124,7 @@ def test_install_from_a_worktree_and_with_core_hooks_path(tmp_path: Path) -> Non
 
 def test_hook_script_falls_back_to_path_and_never_blocks_when_hookgraph_is_gone(tmp_path: Path) -> None:
     repo = new_repo(tmp_path, framework=False)
-    from hookgraph.install import install_hooks
+    from hookgraph.sync.install import install_hooks
 
     install_hooks(repo.path, python=str(tmp_path / "gone/bin/python"))
     bin_dir = tmp_path / "bin"

@@ -235,7 +235,7 @@ def test_mcp_without_an_index_says_what_to_do(tmp_path: Path) -> None:
 
 
 def test_other_commands_do_not_import_the_sdk(app_repo: Path) -> None:
-    code = "import sys, hookgraph.cli; print('mcp' in sys.modules, 'hookgraph.mcp_server' in sys.modules)"
+    code = "import sys, hookgraph.cli; print('mcp' in sys.modules, 'hookgraph.cli.mcp_server' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=False,
                          env=clean_env(), cwd=app_repo).stdout.split()
     assert out == ["False", "False"]

@@ -17,7 +17,7 @@ import pytest
 
 from hookgraph import config
 from hookgraph.embed import Embedder
-from hookgraph.model_choice import embedder_for_repo
+from hookgraph.embed.choice import embedder_for_repo
 from hookgraph.search import search
 from hookgraph.store import Store, db_path
 from hookgraph.sync import Progress, SyncError, read_target, sync
@@ -334,7 +334,7 @@ def test_code_model_presets(name: str, family: str, query: str, document: str, p
 
 def test_a_snapshot_import_brings_every_window(tmp_path: Path, embedder: Embedder) -> None:
     """Shared mode takes a teammate's vectors from their snapshot: a long unit's windows come along."""
-    from hookgraph.shared import import_vectors
+    from hookgraph.sync.shared import import_vectors
 
     files = {"billing/ledger.py": LONG_FN}
     theirs = _repo(tmp_path, "theirs", extra=files)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hookgraph.pack import build_pack, estimate_tokens, render_pack
+from hookgraph.search.pack import build_pack, estimate_tokens, render_pack
 from hookgraph.search import search
 from hookgraph.store import Store, db_path
 from tests.conftest import make_repo, run_cli
@@ -139,7 +139,7 @@ def test_ask_context_prints_the_pack(shop_repo: Path) -> None:
 
 
 def test_callees_the_search_found_come_before_the_others(shop_repo: Path, monkeypatch) -> None:
-    from hookgraph import pack
+    from hookgraph.search import pack
 
     monkeypatch.setattr(pack, "MAX_CALLEES", 1)
     with Store(db_path(shop_repo)) as store:

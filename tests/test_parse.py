@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import hookgraph.parse as parse_module
-from hookgraph.languages import REGISTRY, language_for_path, load_language
+from hookgraph.parse.languages import REGISTRY, language_for_path, load_language
 from hookgraph.parse import parse_file
-from hookgraph.units import EDGE_KINDS, UNIT_KINDS
+from hookgraph.parse.units import EDGE_KINDS, UNIT_KINDS
 
 
 def units_of(pf):

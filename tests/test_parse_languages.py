@@ -13,7 +13,7 @@ import logging
 import pytest
 
 from hookgraph.parse import parse_file
-from hookgraph.units import CodeUnit, ParsedFile
+from hookgraph.parse.units import CodeUnit, ParsedFile
 
 
 def units_of(pf: ParsedFile) -> set[tuple[str, str, int, int]]:

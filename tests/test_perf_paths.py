@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from hookgraph import config, embed, git, shared
+from hookgraph import config, embed, git
+from hookgraph.sync import shared
 from hookgraph.models import default_model_path
 from hookgraph.models.presets import read_gguf_metadata
 from hookgraph.store import Store, db_path

@@ -25,8 +25,8 @@ import pytest
 
 from hookgraph import config
 from hookgraph.embed import Embedder, EmbedderError
-from hookgraph.model_choice import embedder_for_repo
-from hookgraph.remote_embed import RemoteEmbedder, normalize_embed_url
+from hookgraph.embed.choice import embedder_for_repo
+from hookgraph.embed.remote import RemoteEmbedder, normalize_embed_url
 from hookgraph.models import default_model_path
 from hookgraph.store import Store, db_path, dequantize
 from hookgraph.sync import read_target, sync

@@ -269,7 +269,7 @@ def test_commit_of_some_paths_leaves_no_staged_snapshot_behind(shared_repo: Repo
 
 def test_snapshot_is_exported_again_when_only_the_model_meta_changed(shared_repo: Repo, monkeypatch) -> None:
     """Same files, new vectors (`index --reembed`): the committed snapshot must follow."""
-    from hookgraph import hooks
+    from hookgraph.sync import hooks
 
     repo = shared_repo
     monkeypatch.delenv("GIT_INDEX_FILE", raising=False)
@@ -288,7 +288,7 @@ def test_an_older_snapshot_is_read_through_a_migrated_copy(tmp_path: Path) -> No
     """A snapshot committed before an upgrade still gives its vectors; the committed file is not written."""
     import numpy as np
 
-    from hookgraph.shared import current_schema, import_vectors
+    from hookgraph.sync.shared import current_schema, import_vectors
     from hookgraph.store import MIGRATIONS, SchemaUpgradeNeeded
     from tests.test_store import _schema_3_store, _unit
 
@@ -315,7 +315,7 @@ def test_a_hook_after_an_upgrade_migrates_the_older_index(tmp_path: Path) -> Non
     import numpy as np
 
     from hookgraph import git
-    from hookgraph.shared import top_up_vectors
+    from hookgraph.sync.shared import top_up_vectors
     from hookgraph.store import MIGRATIONS
     from tests.conftest import make_repo
     from tests.test_store import _schema_3_store, _unit

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from hookgraph.store import (
-    MIGRATIONS, Store, StoreError, UntrustedStoreError, _load_vec, _vec_table_sql, dequantize, identifier_words,
-    quantize,
+    MIGRATIONS, Store, StoreError, UntrustedStoreError, _load_vec, _vec_table_sql, dequantize, quantize,
 )
+from hookgraph.parse.words import identifier_words
 
 
 def test_new_store_is_migrated_and_reopens(tmp_path: Path) -> None:
@@ -212,8 +212,8 @@ def _schema_3_store(path: Path, vectors: list[np.ndarray]) -> dict[str, int]:
 
 
 def test_schema_3_store_migrates_to_4_and_answers_as_before(tmp_path: Path) -> None:
-    from hookgraph.compose import text_hash
-    from hookgraph.graph import _imported_from_outside
+    from hookgraph.parse.compose import text_hash
+    from hookgraph.search.graph import _imported_from_outside
     from hookgraph.store import window_key
 
     rng = np.random.default_rng(4)

@@ -36,7 +36,7 @@ def complete_symbol(ctx: click.Context, param: click.Parameter, incomplete: str)
 
 def register(cli: click.Group) -> None:
     """Add ``graph`` to the ``hookgraph`` group."""
-    from hookgraph.cli_common import friendly, open_store, repo_root_here
+    from hookgraph.cli.common import friendly, open_store, repo_root_here
 
     @cli.command()
     @click.argument("symbol", shell_complete=complete_symbol)
@@ -54,8 +54,8 @@ def register(cli: click.Group) -> None:
           hookgraph graph Session.request > graph.mmd       # paste into a PR inside ```mermaid
           hookgraph graph Session.request --format dot | dot -Tsvg > graph.svg
         """
-        from hookgraph.diagram import render
-        from hookgraph.neighbourhood import neighbourhood
+        from hookgraph.search.diagram import render
+        from hookgraph.search.neighbourhood import neighbourhood
 
         with open_store(repo_root_here()) as store:
             hood = neighbourhood(store, symbol, depth=depth, max_fan=max_fan)

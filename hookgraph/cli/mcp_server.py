@@ -6,7 +6,7 @@ command pays for the SDK.
 
 One process serves one repository and keeps the embedding model loaded
 between calls. Before each answer it syncs a private copy of the index to the
-working tree (see :mod:`hookgraph.overlay` for why a copy and not the index),
+working tree (see :mod:`hookgraph.sync.overlay` for why a copy and not the index),
 so answers describe the files as they are on disk; every answer says so in
 ``indexed_commit``, ``uncommitted_paths`` and ``stale_paths``.
 
@@ -37,7 +37,7 @@ from pydantic import Field
 from typing_extensions import TypedDict
 
 from hookgraph import __version__
-from hookgraph.overlay import View, Workspace
+from hookgraph.sync.overlay import View, Workspace
 
 INSTRUCTIONS = """\
 hookgraph answers questions about the code of one git repository from a local index \
@@ -199,9 +199,9 @@ class Tools:
     def _run(self, answer: Any) -> Any:
         from hookgraph.embed import EmbedderError
         from hookgraph.git import GitError
-        from hookgraph.graph import SymbolNotFound
-        from hookgraph.lock import LockTimeout
-        from hookgraph.overlay import OverlayError
+        from hookgraph.search.graph import SymbolNotFound
+        from hookgraph.store.lock import LockTimeout
+        from hookgraph.sync.overlay import OverlayError
         from hookgraph.store import StoreError
         from hookgraph.sync import SyncError
 
@@ -224,7 +224,7 @@ class Tools:
         if query is not None and not query.strip():
             raise ToolError("the query is empty: ask a question or name an identifier")
         if lang:
-            from hookgraph.languages import REGISTRY
+            from hookgraph.parse.languages import REGISTRY
 
             if lang not in REGISTRY:
                 raise ToolError(f"unknown language {lang!r}: use one of {', '.join(sorted(REGISTRY))}")
@@ -236,7 +236,7 @@ class Tools:
                       language=lang or None)
 
     def search(self, query: str, top: int = 10, path: str | None = None, lang: str | None = None) -> dict[str, Any]:
-        from hookgraph.output import result_record
+        from hookgraph.cli.output import result_record
 
         self._check(query, lang)
 
@@ -248,7 +248,7 @@ class Tools:
 
     def context(self, query: str, budget: int = 2000, top: int = 10, path: str | None = None,
                 lang: str | None = None) -> dict[str, Any]:
-        from hookgraph.pack import build_pack, estimate_tokens, render_pack
+        from hookgraph.search.pack import build_pack, estimate_tokens, render_pack
 
         self._check(query, lang)
 
@@ -272,14 +272,14 @@ class Tools:
         return self._run(answer)
 
     def callers(self, symbol: str) -> dict[str, Any]:
-        from hookgraph.graph import callers
+        from hookgraph.search.graph import callers
 
         self._check(symbol)
         return self._run(lambda store, view: {"symbol": symbol, **_freshness(view),
                                               "callers": [_link(link) for link in callers(store, symbol)]})
 
     def callees(self, symbol: str) -> dict[str, Any]:
-        from hookgraph.graph import callees
+        from hookgraph.search.graph import callees
 
         self._check(symbol)
         return self._run(lambda store, view: {"symbol": symbol, **_freshness(view),

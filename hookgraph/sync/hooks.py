@@ -21,7 +21,7 @@ do nothing; its ``post-rewrite`` catches up once. A rebase that rewrites
 nothing (a fast-forward, every commit already upstream) has no post-rewrite,
 so its checkout syncs at once.
 
-In shared mode (:mod:`hookgraph.shared`) the working index is topped up with
+In shared mode (:mod:`hookgraph.sync.shared`) the working index is topped up with
 vectors from committed snapshots before syncing, and ``pre-commit`` exports
 the snapshot and ``git add``-s it, so it lands in the commit it describes.
 (``pre-merge-commit`` is not used: git has computed the merge's tree before
@@ -252,7 +252,7 @@ def run_hook(
     if lock_timeout is None:
         lock_timeout = _env_float("HOOKGRAPH_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT)
 
-    from hookgraph import shared
+    from hookgraph.sync import shared
     from hookgraph.sync import read_target, sync
 
     if TARGETS[hook] == "head" and git.head_commit(root) is None:
@@ -284,8 +284,8 @@ def record_report(outcome: Outcome, report: SyncReport) -> None:
 
 def _export_and_stage(root: Path, lock_timeout: float) -> bool:
     """Export the snapshot if it does not match the working index; ``git add`` the shared files."""
-    from hookgraph import shared
-    from hookgraph.lock import write_lock
+    from hookgraph.sync import shared
+    from hookgraph.store.lock import write_lock
     from hookgraph.store import Store, db_path
 
     live = db_path(root)

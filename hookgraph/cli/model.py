@@ -3,7 +3,7 @@
 Registered on the main group by :func:`hookgraph.cli._register_extra_commands`.
 The choice of model lives in ``.hookgraph/config.toml`` (``[model] path``, see
 :mod:`hookgraph.config`); every embedder hookgraph makes comes from
-:func:`hookgraph.model_choice.embedder_for_repo`, so ``use`` switches them all.
+:func:`hookgraph.embed.choice.embedder_for_repo`, so ``use`` switches them all.
 Importing this module costs click only.
 """
 
@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from hookgraph.cli_common import UserError, friendly
+from hookgraph.cli.common import UserError, friendly
 
 POOLING_NAMES = {0: "none", 1: "mean", 2: "cls", 3: "last-token", 4: "rank"}
 
@@ -69,7 +69,7 @@ def _index_verdict(root: Path | None, embedder: Any) -> str | None:
     """Whether the repository's index was embedded with this model (None: no index)."""
     if root is None:
         return None
-    from hookgraph.model_choice import store_mismatch
+    from hookgraph.embed.choice import store_mismatch
     from hookgraph.store import Store, StoreError, db_path
 
     path = db_path(root)
@@ -98,7 +98,7 @@ def register(cli: click.Group) -> None:
     def model_show(as_json: bool) -> None:
         """The model in use: file, SHA-256, dimensions, pooling, window, prefixes."""
         from hookgraph import config
-        from hookgraph.model_choice import embedder_for_repo
+        from hookgraph.embed.choice import embedder_for_repo
 
         root = _root_or_none()
         embedder = embedder_for_repo(root)

@@ -52,7 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookgraph import git
-from hookgraph.freshness import diff_maps
+from hookgraph.sync.freshness import diff_maps
 from hookgraph.store import SIDECARS, Store, StoreError, db_path
 
 if TYPE_CHECKING:
@@ -137,7 +137,7 @@ class Workspace:
 
     def embedder(self, store: Store) -> Embedder | None:
         """The configured embedder, loaded once; None when the store has no vectors; refuses a mismatch."""
-        from hookgraph.model_choice import embedder_for_repo, store_mismatch
+        from hookgraph.embed.choice import embedder_for_repo, store_mismatch
 
         if not store.has_vector_table():
             return None
@@ -195,7 +195,7 @@ class Workspace:
     def _index_path(self) -> Path:
         index = db_path(self.root)
         if not index.exists():
-            from hookgraph.shared import seed_from_snapshot
+            from hookgraph.sync.shared import seed_from_snapshot
 
             warnings: list[str] = []
             seed_from_snapshot(self.root, warnings)  # shared mode: a fresh clone starts from the committed index

@@ -26,7 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hookgraph import git
-from hookgraph.graph import resolve_call
+from hookgraph.search.graph import resolve_call
 from hookgraph.search import Result
 from hookgraph.store import Store, UnitRow
 

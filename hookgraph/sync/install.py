@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgraph import git
-from hookgraph.hooks import HOOK_NAMES
+from hookgraph.sync.hooks import HOOK_NAMES
 
 MARKER = "# hookgraph-hook v1"
 CHAINED_SUFFIX = ".hookgraph-chained"
@@ -43,7 +43,7 @@ if [ -x "$chained" ]; then
 fi
 [ -n "$HOOKGRAPH_SKIP" ] && exit "$chained_status"
 # While a rebase replays commits, the per-commit hooks wait for its post-rewrite
-# (hookgraph.hooks.rebase_in_progress, the same test): answered here without
+# (hookgraph.sync.hooks.rebase_in_progress, the same test): answered here without
 # starting Python, which costs ~0.1-0.2 s per replayed commit.
 case "$hook_name" in
     pre-commit|post-checkout|post-commit|post-merge)
@@ -69,7 +69,7 @@ case "$hook_name" in
         ;;
 esac
 python={python}
-if [ -x "$python" ] && [ -f {package}/hooks.py ]; then
+if [ -x "$python" ] && [ -f {package}/sync/hooks.py ]; then
     "$python" -m hookgraph.cli hook "$hook_name" "$@" </dev/null
     status=$?
 elif command -v hookgraph >/dev/null 2>&1; then
@@ -108,7 +108,7 @@ def hooks_dir(root: Path) -> Path:
 
 def script(name: str, python: str | None = None) -> str:
     """The shell script installed as hook ``name``."""
-    package = Path(__file__).resolve().parent
+    package = Path(__file__).resolve().parent.parent  # the hookgraph package folder
     return _SCRIPT.format(
         marker=MARKER,
         name=name,
@@ -184,7 +184,7 @@ def uninstall_hooks(root: Path, names: tuple[str, ...] = HOOK_NAMES) -> InstallR
 
 def enable_shared(root: Path) -> list[str]:
     """Turn shared mode on: config, layout, merge driver, and stage the files for the next commit."""
-    from hookgraph import shared
+    from hookgraph.sync import shared
     from hookgraph.store import db_path
 
     notes: list[str] = []
@@ -204,7 +204,7 @@ def enable_shared(root: Path) -> list[str]:
 
 def disable_shared(root: Path) -> list[str]:
     """Turn shared mode off: stop tracking the snapshot and the settings; drop the merge driver."""
-    from hookgraph import shared
+    from hookgraph.sync import shared
     from hookgraph.store import DB_DIRNAME
 
     shared.write_shared_setting(root, False)
@@ -220,7 +220,7 @@ def disable_shared(root: Path) -> list[str]:
 
 def install(root: Path, *, shared_mode: bool = False, hooks: bool = True, python: str | None = None) -> list[str]:
     """``hookgraph install``: the lines to print."""
-    from hookgraph import shared
+    from hookgraph.sync import shared
 
     lines: list[str] = []
     if hooks:

@@ -1019,26 +1019,3 @@ class Store:
 def window_key(text_hash: bytes, n: int) -> bytes:
     """The vector key of window ``n`` (> 0) of the text keyed ``text_hash`` (16 bytes): ``<key>#<n>``."""
     return text_hash + b"#%d" % n
-
-
-_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
-_CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
-
-
-def identifier_words(text: str) -> list[str]:
-    """Split identifiers into lower-case words: ``getHTTPResponse_code`` -> get http response code.
-
-    Both the store and the query side use this, so ``resolve_redirects``,
-    ``resolveRedirects`` and "resolve redirects" all meet in the same words.
-    """
-    words: list[str] = []
-    append = words.append
-    for token in _WORD_RE.findall(text):
-        if token.isdigit() or (token.islower() and token.isalpha()):  # most code words: one part (2x faster)
-            append(token)
-            continue
-        parts = _CAMEL_RE.findall(token)
-        words.extend(p.lower() for p in parts)
-        if len(parts) > 1:
-            append(token.lower())
-    return words

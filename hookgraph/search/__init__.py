@@ -33,9 +33,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hookgraph.graph import resolve_call, resolve_name
-from hookgraph.languages import REGISTRY
-from hookgraph.store import Store, UnitRow, identifier_words
+from hookgraph.search.graph import resolve_call, resolve_name
+from hookgraph.parse.languages import REGISTRY
+from hookgraph.parse.words import identifier_words
+from hookgraph.store import Store, UnitRow
 
 __all__ = ["Result", "search", "query_words", "fts_query", "looks_like_identifier", "resolve_name", "is_test_path"]
 

@@ -19,13 +19,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hookgraph import compose, filters, git
-from hookgraph.lock import write_lock
+from hookgraph.parse import compose, filters
+from hookgraph import git
+from hookgraph.store.lock import write_lock
 from hookgraph.store import Store, StoreError, damaged, db_path, quarantine
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
-    from hookgraph.units import CodeUnit, ParsedFile
+    from hookgraph.parse.units import CodeUnit, ParsedFile
 
 TARGETS = ("head", "index", "worktree")
 
@@ -138,7 +139,7 @@ def sync(
     until it commits. ``embedder`` defaults to the repository's configured one.
     SQLite failing on a damaged file becomes a StoreError naming the repair.
     ``database``: write this file instead of ``.hookgraph/index.db`` (the MCP
-    server's private working-tree copy, see :mod:`hookgraph.overlay`).
+    server's private working-tree copy, see :mod:`hookgraph.sync.overlay`).
     """
     import apsw
 
@@ -237,11 +238,11 @@ def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
     """Create ``.hookgraph/`` laid out for the repository's mode.
 
     Default mode: a ``.gitignore`` keeps it all out of git. Shared mode (see
-    :mod:`hookgraph.shared`): its ``.gitignore``/``.gitattributes``, and a
+    :mod:`hookgraph.sync.shared`): its ``.gitignore``/``.gitattributes``, and a
     missing index starts as a copy of the committed snapshot, unless that
     snapshot is not trustworthy (then ``warnings`` says so).
     """
-    from hookgraph.shared import prepare_directory
+    from hookgraph.sync.shared import prepare_directory
 
     prepare_directory(directory, warnings)
 
@@ -255,7 +256,7 @@ def _sync_file(
     embed: _EmbedSession,
     report: SyncReport,
 ) -> None:
-    from hookgraph.languages import language_for_path
+    from hookgraph.parse.languages import language_for_path
 
     store.delete_units_of(path)
     language = language_for_path(path)
@@ -350,14 +351,14 @@ class _EmbedSession:
     @property
     def embedder(self) -> Embedder:
         if self._embedder is None:
-            from hookgraph.model_choice import embedder_for_repo
+            from hookgraph.embed.choice import embedder_for_repo
 
             self._embedder = embedder_for_repo(self._root)
         return self._embedder
 
     def check_model(self) -> None:
         """Refuse to mix vectors of two models (or two recipes of one model) in one store."""
-        from hookgraph.model_choice import store_mismatch
+        from hookgraph.embed.choice import store_mismatch
 
         if not self.store.has_vector_table():
             return

@@ -14,8 +14,8 @@ from __future__ import annotations
 
 import hashlib
 
-from hookgraph.store import identifier_words
-from hookgraph.units import CodeUnit
+from hookgraph.parse.words import identifier_words
+from hookgraph.parse.units import CodeUnit
 
 #: Source lines of a body that go into the embedded text (all-MiniLM was
 #: trained on 128-256 tokens; the embedder truncates to its budget anyway).

@@ -11,7 +11,7 @@
   line, col the 1-based byte column of its name on that line in the working
   tree file (1 when it is not there).
 
-Everything printed for people goes through :func:`hookgraph.cli_common.shown`:
+Everything printed for people goes through :func:`hookgraph.cli.common.shown`:
 paths, names and snippets come from the repository and from a database that
 may have been committed by someone else, and a terminal must not act on them.
 The JSON formats escape control characters by construction.
@@ -30,7 +30,7 @@ FORMATS = ("text", "json", "jsonl", "vimgrep")
 
 def result_record(r: Any) -> dict[str, Any]:
     """One result as the ``--json`` contract spells it."""
-    from hookgraph.compose import snippet
+    from hookgraph.parse.compose import snippet
 
     u = r.unit
     return {
@@ -71,8 +71,8 @@ def text_lines(results: list[Any], colour: bool) -> Iterator[str]:
     """The people's format: a header line per result and its snippet, indented."""
     import click
 
-    from hookgraph.cli_common import shown
-    from hookgraph.compose import snippet
+    from hookgraph.cli.common import shown
+    from hookgraph.parse.compose import snippet
 
     def paint(text: str, **style: Any) -> str:
         return click.style(text, **style) if colour else text
@@ -95,8 +95,8 @@ def jsonl_lines(results: list[Any]) -> Iterator[str]:
 
 def vimgrep_lines(root: Path, results: list[Any]) -> Iterator[str]:
     """``path:line:col:symbol (kind) snippet`` per result; one line each, whatever the text holds."""
-    from hookgraph.cli_common import shown
-    from hookgraph.compose import snippet
+    from hookgraph.cli.common import shown
+    from hookgraph.parse.compose import snippet
 
     columns = _NameColumns(root)
     for r in results:

@@ -2,7 +2,7 @@
 
 Registered on the main group by :func:`hookgraph.cli._register_extra_commands`.
 Importing this module costs click only: the ``mcp`` SDK is imported when the
-server starts (see :mod:`hookgraph.mcp_server`).
+server starts (see :mod:`hookgraph.cli.mcp_server`).
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ import click
 
 def register(cli: click.Group) -> None:
     """Add ``mcp`` to the ``hookgraph`` group."""
-    from hookgraph.cli_common import UserError, friendly
+    from hookgraph.cli.common import UserError, friendly
 
     @cli.command()
     @click.option("--repo", "repo", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -39,13 +39,13 @@ def register(cli: click.Group) -> None:
 
         root = repo_root(repo if repo is not None else Path.cwd())
         if not db_path(root).exists():
-            from hookgraph.shared import seed_from_snapshot
+            from hookgraph.sync.shared import seed_from_snapshot
 
             seed_from_snapshot(root)
         if not db_path(root).exists():
             raise UserError(f"no index in {root}: run `hookgraph index` there first")
         try:
-            from hookgraph.mcp_server import serve
+            from hookgraph.cli.mcp_server import serve
         except ImportError as exc:
             raise UserError(f"the MCP SDK is not installed ({exc}): pip install 'mcp>=2,<3'") from None
         serve(root, sync=not no_sync, max_sync_files=max_sync)

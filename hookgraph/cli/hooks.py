@@ -2,7 +2,7 @@
 
 Registered on the main group by :func:`hookgraph.cli._register_extra_commands`.
 Importing this module costs click only: the hook path must stay light (see
-:mod:`hookgraph.hooks`).
+:mod:`hookgraph.sync.hooks`).
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from hookgraph.cli_common import friendly, repo_root_here
+from hookgraph.cli.common import friendly, repo_root_here
 
 
 def register(cli: click.Group) -> None:
@@ -27,7 +27,7 @@ def register(cli: click.Group) -> None:
         """Run what git hook HOOKNAME needs (pre-commit, post-checkout, post-commit,
         post-merge, post-rewrite). Without HOOKNAME, the hook is found from
         pre-commit's environment."""
-        from hookgraph.hooks import main
+        from hookgraph.sync.hooks import main
 
         rest = list(args)
         if hookname == "--strict" or "--strict" in rest:  # accepted after the name too
@@ -45,7 +45,7 @@ def register(cli: click.Group) -> None:
     @friendly
     def install(shared: bool, uninstall: bool, no_hooks: bool) -> None:
         """Install plain git hooks that keep the index fresh, chaining existing hooks."""
-        from hookgraph import install as installer
+        from hookgraph.sync import install as installer
 
         root = repo_root_here()
         if uninstall:
@@ -64,7 +64,7 @@ def register(cli: click.Group) -> None:
         """git's merge driver for .hookgraph/shared.db (configured by `install`); always exits 0."""
         import time
 
-        from hookgraph import hooks, shared
+        from hookgraph.sync import hooks, shared
 
         started = time.perf_counter()
         outcome = hooks.Outcome("merge-driver", target="merge", shared=True, args=[path or ""])
@@ -89,7 +89,7 @@ def register(cli: click.Group) -> None:
     @friendly
     def verify(local: bool, rev: str) -> None:
         """Exit 0 if the committed database describes HEAD, 1 if not (for CI). One line either way."""
-        from hookgraph import shared
+        from hookgraph.sync import shared
 
         root = repo_root_here()
         verdict = shared.verify_local(root) if local else shared.verify_committed(root, rev)

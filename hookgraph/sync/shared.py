@@ -70,7 +70,7 @@ GITIGNORE_SHARED = (
     f"!{SNAPSHOT_FILE}\n"
 )
 GITATTRIBUTES = (
-    "# hookgraph: the snapshot is binary; its merge driver never leaves a conflict (see hookgraph.shared)\n"
+    "# hookgraph: the snapshot is binary; its merge driver never leaves a conflict (see hookgraph.sync.shared)\n"
     f"{SNAPSHOT_FILE} binary merge={MERGE_DRIVER}\n"
 )
 CONFIG_TEMPLATE = (
@@ -441,8 +441,8 @@ def top_up_vectors(root: Path, entries: dict[str, git.Entry], files: list[Path],
     ``files`` are snapshot files, ``revs`` commits whose committed snapshot is
     read from git. Returns how many vectors were cached.
     """
-    from hookgraph.freshness import diff_maps
-    from hookgraph.lock import write_lock
+    from hookgraph.sync.freshness import diff_maps
+    from hookgraph.store.lock import write_lock
 
     live = db_path(root)
     prepare_directory(live.parent, warnings)  # a clone's first sync starts from the snapshot
@@ -591,7 +591,7 @@ class Verdict:
 
 def verify_committed(root: Path, rev: str = "HEAD") -> Verdict:
     """Does the snapshot committed at ``rev`` describe ``rev``'s tree?"""
-    from hookgraph.freshness import diff_maps
+    from hookgraph.sync.freshness import diff_maps
 
     commit = git.run(["rev-parse", "--verify", "-q", f"{rev}^{{commit}}"], root, check=False).decode().strip()
     if not commit:
@@ -611,7 +611,7 @@ def verify_committed(root: Path, rev: str = "HEAD") -> Verdict:
 
 def verify_local(root: Path) -> Verdict:
     """Does the working index describe HEAD?"""
-    from hookgraph.freshness import diff_maps
+    from hookgraph.sync.freshness import diff_maps
 
     head = git.head_commit(root)
     if head is None:

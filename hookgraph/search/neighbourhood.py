@@ -4,7 +4,7 @@ Around the focal unit(s) (every unit the symbol names, as ``callers`` does):
 
 * ``calls``: its callers and their callers, up to ``depth`` levels, and what
   it calls (resolved to this repository's definitions, see
-  :mod:`hookgraph.graph`) and what those call, up to ``depth`` levels; calls
+  :mod:`hookgraph.search.graph`) and what those call, up to ``depth`` levels; calls
   into code that is not in the repository are left out;
 * ``contains``: the class that contains it and the file that contains that
   (or the unit), and, for a class, its members;
@@ -25,7 +25,7 @@ import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from hookgraph.graph import _stem, callees_of, callers_of, find_symbol
+from hookgraph.search.graph import _stem, callees_of, callers_of, find_symbol
 from hookgraph.store import Store, UnitRow
 
 #: Neighbours of one kind and direction drawn per node before the rest collapse into one.
@@ -226,7 +226,7 @@ class _Builder:
 
 def neighbourhood(store: Store, symbol: str, depth: int = 1, max_fan: int = MAX_FAN,
                   max_nodes: int = MAX_NODES) -> Neighbourhood:
-    """Build the picture's model for ``symbol`` (raises :class:`hookgraph.graph.SymbolNotFound`)."""
+    """Build the picture's model for ``symbol`` (raises :class:`hookgraph.search.graph.SymbolNotFound`)."""
     hood = Neighbourhood(symbol, depth)
     build = _Builder(store, hood, max_fan, max_nodes)
     focal = find_symbol(store, symbol)

@@ -33,7 +33,7 @@ from typing import Any  # noqa: E402
 import click  # noqa: E402
 
 from hookgraph import __version__  # noqa: E402
-from hookgraph.cli_common import (  # noqa: E402
+from hookgraph.cli.common import (  # noqa: E402
     EXIT_NOTHING,
     EXIT_OK,
     EXIT_USAGE,
@@ -42,8 +42,8 @@ from hookgraph.cli_common import (  # noqa: E402
     shown,
     shown_block,
 )
-from hookgraph.cli_common import open_store as _open_store  # noqa: E402
-from hookgraph.cli_common import repo_root_here as _root  # noqa: E402
+from hookgraph.cli.common import open_store as _open_store  # noqa: E402
+from hookgraph.cli.common import repo_root_here as _root  # noqa: E402
 
 
 def _ctrl_c_unwinds() -> None:
@@ -81,7 +81,7 @@ def cli() -> None:
 def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quiet: bool) -> None:
     """Sync .hookgraph/index.db with HEAD (or the working tree)."""
     from hookgraph import git
-    from hookgraph.model_choice import embedder_for_repo
+    from hookgraph.embed.choice import embedder_for_repo
     from hookgraph.sync import read_target, sync
 
     root = _root()
@@ -133,8 +133,8 @@ def _progress_bar(total: int) -> Any:
 def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: int | None, path_glob: str | None,
         language: str | None, no_semantic: bool) -> None:
     """Ranked answers to a question or an identifier."""
-    from hookgraph import freshness
-    from hookgraph.output import print_results
+    from hookgraph.sync import freshness
+    from hookgraph.cli.output import print_results
     from hookgraph.search import search
 
     if as_json and fmt not in (None, "json"):
@@ -149,7 +149,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
         fresh = freshness.against_head(root, store)
         if context_tokens is not None:
-            from hookgraph.pack import build_pack, render_pack
+            from hookgraph.search.pack import build_pack, render_pack
 
             pieces = build_pack(root, store, results, context_tokens)
             if not pieces:
@@ -165,7 +165,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
 
 
 def _check_language(language: str) -> None:
-    from hookgraph.languages import REGISTRY
+    from hookgraph.parse.languages import REGISTRY
 
     if language not in REGISTRY:
         known = ", ".join(sorted(REGISTRY))
@@ -174,7 +174,7 @@ def _check_language(language: str) -> None:
 
 def _embedder_for(store: Any, root: Path | None = None) -> Any:
     """The configured embedder if it matches the store's; refuse one that would mix vectors."""
-    from hookgraph.model_choice import embedder_for_repo, store_mismatch
+    from hookgraph.embed.choice import embedder_for_repo, store_mismatch
 
     if not store.has_vector_table():
         return None
@@ -215,7 +215,7 @@ def _print_links(links: list[Any], as_json: bool, direction: str) -> None:
 @friendly
 def callers(symbol: str, as_json: bool) -> None:
     """Units that call SYMBOL (a name or Class.method)."""
-    from hookgraph.graph import callers as find_callers
+    from hookgraph.search.graph import callers as find_callers
 
     with _open_store(_root()) as store:
         links = find_callers(store, symbol)
@@ -228,7 +228,7 @@ def callers(symbol: str, as_json: bool) -> None:
 @friendly
 def callees(symbol: str, as_json: bool) -> None:
     """What SYMBOL calls, resolved to this repository's definitions where possible."""
-    from hookgraph.graph import callees as find_callees
+    from hookgraph.search.graph import callees as find_callees
 
     with _open_store(_root()) as store:
         links = find_callees(store, symbol)
@@ -240,7 +240,7 @@ def callees(symbol: str, as_json: bool) -> None:
 @friendly
 def status(as_json: bool) -> None:
     """Indexed commit, counts, model, and files stale against HEAD, the index and the working tree."""
-    from hookgraph import freshness
+    from hookgraph.sync import freshness
 
     root = _root()
     with _open_store(root) as store:
@@ -291,7 +291,7 @@ def _register_extra_commands() -> None:
     """Commands that live in their own modules (one module per command family)."""
     from importlib import import_module
 
-    for name in ("hookgraph.cli_hooks", "hookgraph.cli_model", "hookgraph.cli_graph", "hookgraph.cli_mcp"):
+    for name in ("hookgraph.cli.hooks", "hookgraph.cli.model", "hookgraph.cli.graph", "hookgraph.cli.mcp"):
         try:
             module = import_module(name)
         except ImportError:  # pragma: no cover - present in every release

@@ -1,4 +1,4 @@
-"""Draw a :class:`~hookgraph.neighbourhood.Neighbourhood` as Mermaid, Graphviz DOT or JSON.
+"""Draw a :class:`~hookgraph.search.neighbourhood.Neighbourhood` as Mermaid, Graphviz DOT or JSON.
 
 Mermaid renders in pull requests and issues on the big forges; DOT goes to
 ``dot -Tsvg``. Both get the same picture: edges labelled by kind (calls,
@@ -19,7 +19,7 @@ from __future__ import annotations
 import json
 import re
 
-from hookgraph.neighbourhood import Neighbourhood, Node
+from hookgraph.search.neighbourhood import Neighbourhood, Node
 
 FORMATS = ("mermaid", "dot", "json")
 

@@ -12,7 +12,7 @@ Three traps shape this module (DESIGN.md section 6):
   and an ``Embedder`` loads the model on first use only. Name, dimensions,
   prefixes and SHA-256 come from the GGUF header (cached per file version)
   and the ``.sha256`` sidecar. Even then only llama-cpp-python's ctypes layer
-  is imported (:mod:`hookgraph.llama_lite`), not its whole high-level API.
+  is imported (:mod:`hookgraph.embed.llama_lite`), not its whole high-level API.
 * One ``embed()`` call per text is faster than batching (texts in one call
   share one KV cache); vectors come back unnormalised and are normalised here.
 * llama.cpp defaults to half the cores; we use all of them on an idle
@@ -23,8 +23,8 @@ Three traps shape this module (DESIGN.md section 6):
 A document longer than one window is split into windows (``embed_windows``),
 each embedded on its own; only text past the last of ``max_windows`` windows
 is cut, and counted. The embedder a repository uses comes from
-``hookgraph.model_choice.embedder_for_repo`` (``.hookgraph/config.toml``);
-``hookgraph.remote_embed.RemoteEmbedder`` sends the work to a llama.cpp
+``hookgraph.embed.choice.embedder_for_repo`` (``.hookgraph/config.toml``);
+``hookgraph.embed.remote.RemoteEmbedder`` sends the work to a llama.cpp
 server while the local GGUF stays the identity.
 
 Cutting keeps the longest prefix of the text whose tokens fit, which gives
@@ -76,7 +76,7 @@ def quiet_llama() -> Any:
     quantiser logs every tensor); a hook may print one line at most.
     """
     global _log_callback
-    from hookgraph.llama_lite import bindings
+    from hookgraph.embed.llama_lite import bindings
 
     llama_cpp, _ = bindings()  # the ctypes layer only: ~35 ms instead of 100-200 for the whole package
     if _log_callback is None:
@@ -450,7 +450,7 @@ class Embedder:
         if self._llama is None:
             budget = self.max_tokens  # also validates the header first
             quiet_llama()
-            from hookgraph.llama_lite import EmbeddingModel
+            from hookgraph.embed.llama_lite import EmbeddingModel
 
             pooling = None
             if self._arch_key("pooling_type") is None:  # old conversions: use the family's pooling

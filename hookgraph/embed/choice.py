@@ -69,7 +69,7 @@ def embedder_for_repo(
         batch = embed.get("batch_size", 8)
         if not isinstance(batch, int) or isinstance(batch, bool) or batch < 1:
             raise EmbedderError(f"{where}: [embed] batch_size must be a positive integer")
-        from hookgraph.remote_embed import RemoteEmbedder
+        from hookgraph.embed.remote import RemoteEmbedder
 
         return RemoteEmbedder(url, path, batch_size=batch, **kwargs)
     return Embedder(path, **kwargs)

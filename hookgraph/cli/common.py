@@ -61,15 +61,15 @@ class UserError(click.ClickException):
 
 def _known_errors() -> tuple[type[BaseException], ...]:
     from hookgraph.git import GitError
-    from hookgraph.graph import SymbolNotFound
-    from hookgraph.lock import LockTimeout
+    from hookgraph.search.graph import SymbolNotFound
+    from hookgraph.store.lock import LockTimeout
     from hookgraph.store import StoreError
     from hookgraph.sync import SyncError
 
     from hookgraph.config import ConfigError
-    from hookgraph.hooks import HookUsageError
+    from hookgraph.sync.hooks import HookUsageError
     from hookgraph.models.presets import GGUFFormatError
-    from hookgraph.overlay import OverlayError
+    from hookgraph.sync.overlay import OverlayError
 
     errors: list[type[BaseException]] = [GitError, StoreError, SyncError, LockTimeout, SymbolNotFound,
                                          ConfigError, HookUsageError, GGUFFormatError, OverlayError]
@@ -129,7 +129,7 @@ def open_store(root: Path) -> Store:
     check_no_links(path)  # a planted .hookgraph -> elsewhere is refused before anything is looked up
     warnings: list[str] = []
     if not path.exists():
-        from hookgraph.shared import seed_from_snapshot
+        from hookgraph.sync.shared import seed_from_snapshot
 
         seed_from_snapshot(root, warnings)  # shared mode: a fresh clone starts from the committed index
     if not path.exists():
