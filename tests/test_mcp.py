@@ -73,7 +73,7 @@ def head(repo: Path) -> str:
 @pytest.fixture(scope="module")
 def app_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo = make_repo(tmp_path_factory.mktemp("mcp") / "app", {"app.py": APP})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     return repo
 
 
@@ -87,7 +87,7 @@ def test_lists_the_tools_and_answers_each_one(app_repo: Path) -> None:
             assert tool.description and tool.output_schema, tool.name
 
         found = ok(await call("search", {"query": "retry a download after a network error", "top": 3}))
-        assert set(found) == {"query", "indexed_commit", "stale_paths", "uncommitted_paths", "results"}
+        assert set(found) == {"query", "indexed_commit", "stale_paths", "uncommitted_paths", "pending_vectors", "results"}
         assert found["indexed_commit"] == commit and found["stale_paths"] == [] and found["uncommitted_paths"] == []
         assert 1 <= len(found["results"]) <= 3
         best = found["results"][0]
@@ -153,7 +153,7 @@ def _sha(path: Path) -> str:
 
 def test_answers_follow_the_working_tree_and_the_index_is_left_alone(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "app", {"app.py": APP, "notes.md": "# Notes\n\nNothing yet.\n"})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     first = head(repo)
     index = repo / ".hookgraph" / "index.db"
 
@@ -189,7 +189,7 @@ def test_answers_follow_the_working_tree_and_the_index_is_left_alone(tmp_path: P
         found = ok(await call("callers", {"symbol": "compute_invoice_total"}))
         assert found["callers"] == []
 
-        run_cli(repo, "index", check=True)  # the index catches up: the server takes a new copy
+        run_cli(repo, "index", "--wait", check=True)  # the index catches up: the server takes a new copy
         status = ok(await call("status", {}))
         assert status["indexed_commit"] == second and status["fresh"] is True and status["stale_paths"] == []
         assert status["server"]["model_loads"] == 1
@@ -199,7 +199,7 @@ def test_answers_follow_the_working_tree_and_the_index_is_left_alone(tmp_path: P
 
 def test_without_sync_it_says_which_paths_are_stale(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "app", {"app.py": APP})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     write_files(repo, {"app.py": APP + INVOICE})
 
     async def body(session: ClientSession, call: Session) -> None:
@@ -214,7 +214,7 @@ def test_without_sync_it_says_which_paths_are_stale(tmp_path: Path) -> None:
 
 def test_too_many_changes_are_reported_not_synced(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "app", {"app.py": APP})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     write_files(repo, {"app.py": APP + INVOICE})
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

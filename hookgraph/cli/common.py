@@ -122,6 +122,17 @@ def repo_root_here() -> Path:
     return repo_root(Path.cwd())
 
 
+def _resume_embedding(root: Path, store: Store) -> None:
+    """Texts waiting and no embedder (killed, rebooted): start it again, if the index can be written."""
+    import os
+
+    pending = store.pending_count()
+    if pending and os.access(store.path, os.W_OK) and os.access(store.path.parent, os.W_OK):
+        from hookgraph.embed.worker import resume_if_needed
+
+        resume_if_needed(root, store.path, pending)
+
+
 def open_store(root: Path) -> Store:
     from hookgraph.store import Store, check_no_links, db_path
 
@@ -129,7 +140,7 @@ def open_store(root: Path) -> Store:
     check_no_links(path)  # a planted .hookgraph -> elsewhere is refused before anything is looked up
     warnings: list[str] = []
     if not path.exists():
-        from hookgraph.sync.shared import seed_from_snapshot
+        from hookgraph.store.snapshot import seed_from_snapshot
 
         seed_from_snapshot(root, warnings)  # shared mode: a fresh clone starts from the committed index
     if not path.exists():
@@ -141,6 +152,7 @@ def open_store(root: Path) -> Store:
         # sync's state, never parts of two while hooks write (WAL keeps it).
         store.db.execute("BEGIN")
         store.check_contents()  # nothing a planted row names is ever read or printed
+        _resume_embedding(root, store)
     except BaseException:
         store.close()
         raise

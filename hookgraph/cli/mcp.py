@@ -39,7 +39,7 @@ def register(cli: click.Group) -> None:
 
         root = repo_root(repo if repo is not None else Path.cwd())
         if not db_path(root).exists():
-            from hookgraph.sync.shared import seed_from_snapshot
+            from hookgraph.store.snapshot import seed_from_snapshot
 
             seed_from_snapshot(root)
         if not db_path(root).exists():

@@ -68,6 +68,7 @@ class SearchOutput(TypedDict):
     indexed_commit: str | None
     stale_paths: list[str]
     uncommitted_paths: list[str]
+    pending_vectors: int
     results: list[Result]
 
 
@@ -88,6 +89,7 @@ class ContextOutput(TypedDict):
     indexed_commit: str | None
     stale_paths: list[str]
     uncommitted_paths: list[str]
+    pending_vectors: int
     pieces: list[Piece]
     text: str
 
@@ -133,6 +135,13 @@ class Counts(TypedDict):
     edges: int
 
 
+class Embedding(TypedDict):
+    pending_vectors: int
+    rate: float | None
+    eta_seconds: float | None
+    running: bool
+
+
 class ServerState(TypedDict):
     pid: int
     calls: int
@@ -155,6 +164,7 @@ class StatusOutput(TypedDict):
     seconds: float
     model: Model
     counts: Counts
+    embedding: Embedding
     server: ServerState
 
 
@@ -242,7 +252,8 @@ class Tools:
 
         def answer(store: Any, view: View) -> dict[str, Any]:
             results = self._search(store, query, top, path, lang)
-            return {"query": query, **_freshness(view), "results": [result_record(r) for r in results]}
+            return {"query": query, **_freshness(view), "pending_vectors": store.pending_count(),
+                    "results": [result_record(r) for r in results]}
 
         return self._run(answer)
 
@@ -261,6 +272,7 @@ class Tools:
                 "budget": budget,
                 "tokens": estimate_tokens(text),
                 **_freshness(view),
+                "pending_vectors": store.pending_count(),
                 "pieces": [
                     {"path": p.path, "start_line": p.start_line, "end_line": p.end_line, "symbol": p.symbol,
                      "kind": p.kind, "role": p.role, "cut": p.cut}
@@ -287,8 +299,12 @@ class Tools:
 
     def status(self) -> dict[str, Any]:
         def answer(store: Any, view: View) -> dict[str, Any]:
+            from hookgraph.embed import worker
+            from hookgraph.embed.queue import progress_of
+
             counts = store.counts()
             dims = store.get_meta("dims")
+            queue = progress_of(store)
             return {
                 "root": str(self.ws.root),
                 **view.to_json(),
@@ -304,6 +320,12 @@ class Tools:
                     "units": sum(counts["units"].values()),
                     "vectors": counts["vectors"],
                     "edges": sum(counts["edges"].values()),
+                },
+                "embedding": {
+                    "pending_vectors": queue.pending,
+                    "rate": None if queue.rate is None else round(queue.rate, 2),
+                    "eta_seconds": None if queue.eta_seconds is None else round(queue.eta_seconds, 1),
+                    "running": worker.running(self.ws.root),
                 },
                 "server": {
                     "pid": os.getpid(),
