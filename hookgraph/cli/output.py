@@ -145,7 +145,11 @@ def print_results(
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     if stale_paths:
-        click.echo(f"note: {len(stale_paths)} paths changed since the last index (run `hookgraph index`)", err=True)
+        from hookgraph.plural import count, verb
+
+        n = len(stale_paths)
+        click.echo(f"note: {count(n, 'path')} {verb(n, 'has', 'have')} changed since the last index "
+                   "(run `hookgraph index`)", err=True)
     if fmt == "jsonl":
         lines: Iterator[str] = jsonl_lines(results)
     elif fmt == "vimgrep":

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING
 from hookgraph.parse import compose, filters
 from hookgraph import git
 from hookgraph.store.lock import write_lock
-from hookgraph.store import Store, StoreError, damaged, db_path, quarantine
+from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
@@ -145,22 +145,40 @@ def sync(
 
     args = dict(full=full, reembed=reembed, embedder=embedder, progress=progress, lock_timeout=lock_timeout,
                 database=database)
+    path = database or db_path(root)
+    fault = faults.before_writing(path)  # a read-only place or a full disk: say so before any work
+    if fault is not None:
+        raise StoreError.of(fault)
+    created = not path.exists()
     try:
-        return _sync(root, target, **args)  # type: ignore[arg-type]
+        try:
+            return _sync(root, target, **args)  # type: ignore[arg-type]
+        except OSError as exc:
+            if exc.errno not in faults.STORAGE_ERRNOS:
+                raise
+            raise damaged(path, exc) from None
     except apsw.Error as exc:
-        error = damaged(database or db_path(root), exc)
-        if not (full or reembed):
+        error = damaged(path, exc)
+        _forget_if_created(path, created, error)
+        if not (full or reembed) or not error.movable:
             raise error from None
+    except StoreError as exc:
+        _forget_if_created(path, created, exc)
+        raise
     # A full rebuild repairs whatever the damage: a file that opened but fails
     # on its pages is moved aside like one that did not open, and the rebuild
     # starts again from an empty database.
-    path = database or db_path(root)
     with write_lock(path.parent, timeout=lock_timeout):
         moved = quarantine(path)
     report = _sync(root, target, **args)  # type: ignore[arg-type]
-    reason = str(error).split(": rebuild it with")[0]
-    report.warnings.insert(0, f"{reason}: moved it aside to {moved.name} and rebuilt the index")
+    report.warnings.insert(0, f"{error.problem}: moved it aside to {moved.name} and rebuilt the index")
     return report
+
+
+def _forget_if_created(path: Path, created: bool, error: StoreError) -> None:
+    """A first index the disk could not take leaves nothing behind (no half file, no -wal)."""
+    if created and error.cause in ("no-space", "io-error"):
+        remove_database(path)
 
 
 def _sync(
@@ -189,6 +207,7 @@ def _sync(
         report.added = sum(1 for p in changed if p not in stored)
         report.modified = len(changed) - report.added
         report.deleted = len(deleted)
+        _check_space(path, sum(wanted[p].size or 0 for p in changed), full)
         embed = _EmbedSession(store, embedder, root)
         if not full:  # even with nothing to do: a switched model is reported at once
             embed.check_model()
@@ -222,16 +241,24 @@ def _sync(
 
 def _open(path: Path, full: bool, report: SyncReport) -> Store:
     """The store to write; for a full rebuild, an unusable one (garbage, planted SQL,
-    a future schema) is moved aside first, so ``index --full`` always repairs."""
+    a future schema) is moved aside first, so ``index --full`` always repairs.
+    A sound file that cannot be written (read-only, full disk, locked) is never moved."""
     try:
         return Store(path, create=True)
     except StoreError as exc:
-        if not full:
+        if not full or not exc.movable:
             raise
         moved = quarantine(path)
-        reason = str(exc).split(": rebuild it with")[0]
-        report.warnings.append(f"{reason}: moved it aside to {moved.name} and rebuilt the index")
+        report.warnings.append(f"{exc.problem}: moved it aside to {moved.name} and rebuilt the index")
         return Store(path, create=True)
+
+
+def _check_space(path: Path, changed_bytes: int, full: bool) -> None:
+    """Refuse, before anything is parsed, embedded or written, a sync the disk has no room for."""
+    size = path.stat().st_size if full and path.exists() else 0
+    fault = faults.space_fault(path, faults.growth_estimate(changed_bytes, size, full=full))
+    if fault is not None:
+        raise StoreError.of(fault)
 
 
 def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
