@@ -478,3 +478,71 @@ def test_quick_check_decides_damage(tmp_path: Path) -> None:
     fault = faults.diagnose(db, apsw.CorruptError("database disk image is malformed"))
     assert fault.cause == "damaged" and fault.movable
     assert fault.message == f"{db} is damaged (quick_check: {finding}): rebuild it with `hookgraph index --full`"
+
+
+# -- a committed snapshot that cannot be used (shared mode) --------------------------------------
+
+
+def _newer_snapshot(tmp_path: Path) -> bytes:
+    import apsw
+
+    source = indexed_app(tmp_path / "newer")
+    copy = tmp_path / "newer.db"
+    shutil.copy(db_path(source), copy)
+    con = apsw.Connection(str(copy))
+    con.execute("PRAGMA journal_mode=DELETE")
+    con.execute("PRAGMA user_version=99")
+    con.close()
+    return copy.read_bytes()
+
+
+SNAPSHOTS = {
+    "garbage": (lambda tmp: os.urandom(256 * 1024), "is not a hookgraph database (not an SQLite file)"),
+    "zeros": (lambda tmp: bytes(64 << 20), "is not a hookgraph database (only zero bytes)"),
+    "newer schema": (_newer_snapshot, "was written by a newer hookgraph (schema 99, this one knows "),
+}
+
+
+@pytest.mark.parametrize("name", list(SNAPSHOTS))
+def test_an_unusable_committed_snapshot_explains_itself(name: str, tmp_path: Path) -> None:
+    from hookgraph.store import MIGRATIONS
+    from hookgraph.sync import shared
+
+    make_snapshot, reason = SNAPSHOTS[name]
+    if name == "newer schema":
+        reason += f"{len(MIGRATIONS)})"
+    teammate = make_repo(tmp_path / "teammate", {"app.py": TINY_APP})
+    shared.write_shared_setting(teammate, True)
+    shared.snapshot_path(teammate).write_bytes(make_snapshot(tmp_path))
+    git(teammate, "add", "-f", "-A")
+    git(teammate, "commit", "-q", "-m", f"a {name} snapshot")
+    short = git(teammate, "rev-parse", "HEAD").strip()[:12]
+    victim = tmp_path / "victim"
+    git(tmp_path, "clone", "-q", str(teammate), str(victim))
+
+    remedy = ("upgrade hookgraph, or run `hookgraph index` to build the index from the source" if name == "newer schema"
+              else "run `hookgraph index` to build the index from the source (your next commit replaces the snapshot)")
+    for args in (("ask", "fetch page", "--no-semantic"), ("status",), ("callers", "fetch_page"), ("graph", "fetch_page")):
+        proc = run_cli(victim, *args)
+        assert proc.returncode == 2, (args, proc.stderr)
+        assert one_line(proc) == f"hookgraph: no index in {victim}: the committed snapshot .hookgraph/shared.db {reason}: {remedy}", args
+    verify = run_cli(victim, "verify")
+    line = one_line(verify)
+    assert verify.returncode == 1 and "/tmp" not in line and tempfile_free(line), line
+    assert line == f"hookgraph: the committed snapshot {short}:.hookgraph/shared.db {reason}: {remedy}"
+    # a hook builds the index from the source, and says why it did not start from the snapshot
+    hook = run_cli(victim, "hook", "post-checkout")
+    warning, synced = hook.stderr.splitlines()  # the warning, then the hook's usual line
+    assert hook.returncode == 0 and "Traceback" not in hook.stderr
+    assert warning.startswith(f"hookgraph: warning: ignored the committed snapshot .hookgraph/shared.db: it {reason}; "
+                              "the index is built from the source instead"), hook.stderr
+    assert synced.startswith("hookgraph: 1 file synced"), hook.stderr
+    answers(victim)
+    record(f"committed snapshot: {name}", 1, "ask/status/callers/graph: one line with the cause and the remedy (exit 2); "
+           "verify names it as <commit>:.hookgraph/shared.db (never a temporary file); a hook built from source")
+
+
+def tempfile_free(line: str) -> bool:
+    import tempfile
+
+    return tempfile.gettempdir() not in line and "hookgraph-snapshot-" not in line and "hookgraph-upgrade-" not in line

@@ -242,7 +242,7 @@ def snapshot_advice(problem: StoreError, snap: Path, root: Path, *, reading: boo
         reason = "is a symlink (committed by someone?); hookgraph never follows links"
     what = f"the committed snapshot {shown} {reason}"
     if not reading:
-        return f"ignored {what}; the index is built from the source instead"
+        return f"ignored the committed snapshot {shown}: it {reason}; the index is built from the source instead"
     if problem.cause == "newer-schema":
         return f"{what}: upgrade hookgraph, or run `hookgraph index` to build the index from the source"
     return f"{what}: run `hookgraph index` to build the index from the source (your next commit replaces the snapshot)"
