@@ -92,7 +92,7 @@ def read_only(path: Path) -> Iterator[Path]:
 
 def fill(directory: Path, leave: int) -> Path:
     """Take all but about ``leave`` bytes of ``directory``'s file system (a real file, like any other program's)."""
-    filler = directory / "filler"
+    filler = directory / f"filler-{len(list(directory.glob('filler-*')))}"
     free = faults.free_bytes(directory) or 0
     size = max(free - leave, 0)
     with open(filler, "wb") as f:
@@ -225,13 +225,25 @@ def test_a_full_disk_refuses_a_sync_before_any_work_and_a_hook_fails_open_fast(t
             proc = run_cli(root, *args)
             assert proc.returncode == 0 and "Traceback" not in proc.stderr, (args, proc.stderr)
         assert not leftovers(root) and store_state(root) == good
+        settle(root)
+        # not a byte left: SQLite could not even create its -shm; readers still answer, saying so
+        last = fill(disk, 0)
+        assert (faults.free_bytes(disk) or 0) < 64 * 1024
+        for args in READERS:
+            proc = run_cli(root, *args)
+            assert proc.returncode == 0 and "Traceback" not in proc.stderr, (args, proc.stderr)
+            assert proc.stderr.splitlines()[0] == ("hookgraph: note: .hookgraph/index.db cannot be updated: no space "
+                                                   "left on its file system; answering from it as it is"), args
+        assert not leftovers(root)
+        last.unlink()
         filler.unlink()
         run_cli(root, "index", check=True)
         assert store_state(root) == tree(root)
     record("disk full before a sync (4 MB tmpfs, 200 KB left)", 1,
            f"index, --full and hooks refused before any work, one line naming the space needed; pre-commit hook "
            f"{hook_seconds:.2f}s, a real commit with both hooks {commit_seconds:.2f}s; index unchanged, "
-           "no -wal/-shm left; caught up once space was freed", hook_seconds=round(hook_seconds, 3))
+           "no -wal/-shm left; with 0 bytes free readers answered read-only with one note; caught up once space "
+           "was freed", hook_seconds=round(hook_seconds, 3))
 
 
 def test_a_first_index_on_a_full_disk_leaves_nothing(tmp_path: Path) -> None:

@@ -380,11 +380,14 @@ def snapshot_at(root: Path, rev: str) -> Iterator[Path | None]:
     if not git.run(["rev-parse", "--verify", "-q", spec], root, check=False).strip():
         yield None
         return
-    data = git.run(["cat-file", "blob", spec], root)
+    import subprocess
+
     fd, name = tempfile.mkstemp(prefix="hookgraph-snapshot-", suffix=".db")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        with os.fdopen(fd, "wb") as f:  # streamed: a committed snapshot may be large (1 GB of zeros, say)
+            proc = subprocess.run(["git", "cat-file", "blob", spec], cwd=root, stdout=f, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            raise git.GitError(f"git cat-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
         yield Path(name)
     finally:
         _remove_with_sidecars(name)
