@@ -103,12 +103,14 @@ def _existing(path: Path) -> Path:
 
 
 def free_bytes(path: Path) -> int | None:
-    """Bytes an unprivileged writer may still use on ``path``'s file system (None if unknown)."""
+    """Bytes this process may still write on ``path``'s file system (None if unknown)."""
     try:
         st = os.statvfs(_existing(path))
     except OSError:
         return None
-    return st.f_bavail * st.f_frsize
+    # root may also use the blocks ext4 reserves for it (5% by default); nobody else may
+    blocks = st.f_bfree if hasattr(os, "geteuid") and os.geteuid() == 0 else st.f_bavail
+    return blocks * st.f_frsize
 
 
 def _read_only_why(path: Path) -> str | None:
