@@ -301,6 +301,23 @@ def test_a_disk_filling_up_during_a_sync_rolls_back_and_keeps_the_index(tmp_path
            "answering, no -wal/-shm left; next sync completed")
 
 
+def test_a_first_index_that_the_disk_cannot_take_leaves_no_file(tmp_path: Path, embedder) -> None:
+    with tmpfs(tmp_path / "disk", "6m") as disk:
+        root = make_repo(disk / "repo", {"app.py": TINY_APP, "calls.py": "def caller():\n" + "".join(
+            f"    callee_{i}()\n" for i in range(12000))})
+        filler = _FillsTheDisk(disk)
+        with pytest.raises(StoreError) as caught:
+            sync(root, read_target(root, "head"), embedder=embedder, progress=filler)
+        assert filler.filler is not None and caught.value.cause == "no-space", caught.value
+        left = sorted(p.name for p in (root / ".hookgraph").iterdir())
+        assert left == [".gitignore", "lock"], left  # no index.db, no -wal, no -shm
+        filler.filler.unlink()
+        run_cli(root, "index", check=True)
+        assert store_state(root) == tree(root)
+    record("disk filled during a first index", 1, "rolled back; the half-made index.db and its -wal/-shm removed; "
+           "the next index completed")
+
+
 # -- I/O error ---------------------------------------------------------------------------------
 
 

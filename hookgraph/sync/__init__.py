@@ -176,9 +176,20 @@ def sync(
 
 
 def _forget_if_created(path: Path, created: bool, error: StoreError) -> None:
-    """A first index the disk could not take leaves nothing behind (no half file, no -wal)."""
-    if created and error.cause in ("no-space", "io-error"):
-        remove_database(path)
+    """A first index the disk could not take leaves nothing behind (no half file, no -wal).
+
+    Only if it holds nothing: another process's first index, committed
+    meanwhile, is never removed.
+    """
+    if not created or error.cause not in ("no-space", "io-error") or not path.exists():
+        return
+    try:
+        with Store(path, readonly=True) as store:
+            if store.integer("SELECT count(*) FROM files"):
+                return
+    except StoreError:
+        pass  # not even readable: what this sync began
+    remove_database(path)
 
 
 def _sync(
