@@ -169,6 +169,14 @@ def test_a_read_only_index_is_read_and_never_called_damaged(what: str, tmp_path:
         assert one_line(hook) == f"{expected.replace('hookgraph: ', 'hookgraph: warning: post-commit hook skipped: ', 1)} (git goes on)"
         strict = run_cli(root, "hook", "post-commit", "--strict")
         assert strict.returncode == 1 and "cannot be updated" in one_line(strict)
+        if what == "directory":  # the lock file cannot be opened: the directory is the cause, not the file
+            from hookgraph.store.lock import write_lock
+
+            with pytest.raises(StoreError) as caught:
+                with write_lock(db.parent, timeout=1):
+                    pass
+            assert caught.value.cause == "read-only" and "remove" not in str(caught.value), caught.value
+            assert str(caught.value) == expected.removeprefix("hookgraph: ")
         assert sorted(p.name for p in db.parent.iterdir()) == before  # nothing created, nothing moved aside
     assert not leftovers(root)
     answers(root)
