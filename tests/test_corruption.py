@@ -75,7 +75,7 @@ def _garbage_wal(db: Path) -> None:
 
 #: name -> (damage, what the one-line message must say, or None when SQLite copes by itself)
 DAMAGE: dict[str, tuple[Callable[[Path], None], str | None]] = {
-    "random bytes": (_garbage, "not a usable hookgraph database"),
+    "random bytes": (_garbage, "is not a hookgraph database (not an SQLite file)"),
     "truncated to a third": (_truncated, "index --full"),
     "header only": (_header_only, "index --full"),
     "zeroed pages": (_zeroed_pages, "index --full"),

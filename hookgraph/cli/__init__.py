@@ -40,6 +40,7 @@ from hookgraph.cli.common import (  # noqa: E402
     EXIT_USAGE,
     UserError,
     friendly,
+    path_glob_problem,
     shown,
     shown_block,
 )
@@ -180,12 +181,19 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         raise UserError("the query is empty: ask a question or name an identifier")
     if language:
         _check_language(language)
+    if path_glob:
+        problem = path_glob_problem(path_glob)
+        if problem:
+            raise UserError(problem)
+        path_glob = path_glob.removeprefix("./") or None
     root = _root()
     with _open_store(root) as store:
         embedder = None if no_semantic else _embedder_for(store, root)
         results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
         fresh = freshness.against_head(root, store)
         pending = store.pending_count()
+        if not results and path_glob and not _any_path_matches(store, path_glob):
+            click.echo(f"hookgraph: no indexed path matches --path {shown(path_glob)!r}", err=True)
         if context_tokens is not None:
             from hookgraph.search.pack import build_pack, render_pack
 
@@ -200,6 +208,14 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
     print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root, pending)
     if not results:
         sys.exit(EXIT_NOTHING)
+
+
+def _any_path_matches(store: Any, path_glob: str) -> bool:
+    """Whether any indexed file matches ``--path`` as search matches it (glob, or folder prefix)."""
+    import fnmatch
+
+    prefix = path_glob.rstrip("/") + "/"
+    return any(fnmatch.fnmatch(p, path_glob) or p.startswith(prefix) for p in store.file_map())
 
 
 def _check_language(language: str) -> None:
@@ -293,6 +309,7 @@ def status(as_json: bool) -> None:
             "database": str(store.path.relative_to(root)),
             "indexed_commit": fresh.indexed_commit,
             "head": fresh.head,
+            "fresh": fresh.fresh,
             "stale_vs_head": fresh.stale_paths,
             "stale_vs_index": freshness.against_index(root, store),
             "stale_vs_worktree": freshness.against_worktree(root, store),
@@ -329,7 +346,10 @@ def status(as_json: bool) -> None:
     click.echo(f"files:     {indexed} indexed" + "".join(f", {n} {r}" for r, n in sorted(skipped.items())))
     units = info["units"]
     click.echo(f"units:     {sum(units.values())} (" + ", ".join(f"{n} {k}" for k, n in sorted(units.items())) + ")")
-    click.echo(f"vectors:   {info['vectors']} distinct texts; {info['units_without_vector']} units without a vector; "
+    from hookgraph.plural import count
+
+    click.echo(f"vectors:   {count(info['vectors'], 'distinct text')}; "
+               f"{count(info['units_without_vector'], 'unit')} without a vector; "
                f"{info['split_units']} split into windows; {info['truncated_units']} cut after their last window")
     click.echo(f"embedding: {_queue_line(info)}")
     click.echo("edges:     " + ", ".join(f"{n} {k}" for k, n in sorted(info["edges"].items())))

@@ -56,7 +56,7 @@ def _caches(root: Path) -> list[Any]:
 
 
 def _pending(database: Path) -> int:
-    with Store(database, readonly=True) as store:
+    with Store(database) as store:
         return store.pending_count()
 
 

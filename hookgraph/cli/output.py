@@ -161,9 +161,11 @@ def print_results(
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     if stale_paths:
+        from hookgraph.plural import count, verb
+
         n = len(stale_paths)
-        click.echo(f"note: {n} path{'' if n == 1 else 's'} changed since the last index (run `hookgraph index`)",
-                   err=True)
+        click.echo(f"note: {count(n, 'path')} {verb(n, 'has', 'have')} changed since the last index "
+                   "(run `hookgraph index`)", err=True)
     note = pending_note(pending_vectors)
     if note:
         click.echo(note, err=True)

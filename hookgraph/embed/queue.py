@@ -112,7 +112,7 @@ def drain(
         if should_stop is not None and should_stop():
             report.stopped = "stopped"
             break
-        with Store(database, readonly=True) as store:
+        with Store(database) as store:
             store.db.execute("BEGIN")
             _check_recipe(store, embedder)
             batch = store.next_pending(size)
@@ -162,7 +162,7 @@ def drain(
         if len(ready) < len(batch):  # stopped inside the batch (deadline or stop request)
             report.stopped = "deadline" if deadline is not None and time.monotonic() >= deadline else "stopped"
             break
-    with Store(database, readonly=True) as store:
+    with Store(database) as store:
         report.remaining = store.pending_count()
     report.seconds = time.monotonic() - started
     report.rate = report.embedded / model_seconds if report.embedded and model_seconds else 0.0

@@ -226,7 +226,7 @@ def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
     """One batch for every registered queue; True when any work was done or is left."""
     from hookgraph.embed.choice import embedder_for_repo
     from hookgraph.embed.queue import EmbedMismatch, drain
-    from hookgraph.store import Store, StoreError
+    from hookgraph.store import Store, StoreError, damaged
     from hookgraph.store.vector_cache import repo_cache, user_cache
 
     busy = False
@@ -244,14 +244,17 @@ def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
                 cache.close()
             if report.remaining == 0:
                 registration.unlink(missing_ok=True)
-                with Store(database, readonly=True) as store:  # a sync may have queued more meanwhile
+                with Store(database) as store:  # a sync may have queued more meanwhile
                     if store.pending_count():
                         register(root, database)
                         busy = True
             else:
                 busy = True
-        except (EmbedMismatch, StoreError, OSError, Exception) as exc:  # noqa: BLE001 - logged, never a loop
-            _log(home, f"{database}: {type(exc).__name__}: {exc}")
+        except Exception as exc:  # noqa: BLE001 - logged with its real cause, never a loop
+            if type(exc).__module__ == "apsw" or isinstance(exc, OSError):
+                exc = damaged(database, exc)  # a full disk, a read-only index: said as such
+            reason = str(exc) if isinstance(exc, (EmbedMismatch, StoreError)) else f"{type(exc).__name__}: {exc}"
+            _log(home, f"{database}: {reason}")
             registration.unlink(missing_ok=True)
     return busy
 

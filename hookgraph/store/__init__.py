@@ -49,6 +49,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import apsw
 
+from hookgraph.store import faults
+
 if TYPE_CHECKING:  # numpy is imported where vectors are handled: a hook that
     import numpy as np  # touches no code must not pay ~80 ms for it
 
@@ -58,24 +60,49 @@ DB_FILENAME = "index.db"
 
 
 class StoreError(Exception):
-    """The database cannot be used as it is; the message says what to do."""
+    """The database cannot be used as it is; the message says what to do.
+
+    ``cause`` is one of :data:`hookgraph.store.faults.CAUSES` when it is
+    known; only a ``movable`` one (damaged, foreign, untrusted, newer) is ever
+    moved aside by ``index --full``.
+    """
+
+    cause = "unusable"
+
+    def __init__(self, message: str, *, cause: str | None = None, problem: str | None = None) -> None:
+        super().__init__(message)
+        if cause is not None:
+            self.cause = cause
+        #: What is wrong, without the remedy (which depends on who reads the file: index or snapshot).
+        self.problem = problem or message.split("; hookgraph will not use it")[0].split(": rebuild it with")[0]
+
+    @property
+    def movable(self) -> bool:
+        return self.cause in faults.MOVABLE
+
+    @classmethod
+    def of(cls, fault: faults.StoreFault) -> StoreError:
+        return cls(fault.message, cause=fault.cause, problem=fault.problem)
 
 
 class SchemaUpgradeNeeded(StoreError):
     """A store written by an older hookgraph, opened read-only: it must be migrated by a writer first."""
 
+    cause = "older-schema"
+
 
 class UntrustedStoreError(StoreError):
     """The database holds something hookgraph never writes: planted SQL or paths leaving the repository."""
 
+    cause = "untrusted"
 
-REBUILD = "rebuild it with `hookgraph index --full`"
+
+REBUILD = faults.REBUILD
 
 
 def damaged(path: Path, exc: BaseException) -> StoreError:
-    """The error for SQLite failing on a database that opened fine (corrupt pages, garbled vec chunks)."""
-    detail = " ".join(str(exc).split()) or type(exc).__name__
-    return StoreError(f"{path} is damaged or unreadable ({type(exc).__name__}: {detail}): {REBUILD}")
+    """The error for SQLite failing on a database: its real cause (:func:`faults.diagnose`), never a guess."""
+    return StoreError.of(faults.diagnose(path, exc))
 
 
 def _migration_1(db: apsw.Connection) -> None:
@@ -501,6 +528,15 @@ def quarantine(path: Path) -> Path:
     return dest
 
 
+def remove_database(path: Path) -> None:
+    """Delete a database this process created and could not finish, with its sidecars."""
+    for suffix in ("", *SIDECARS):
+        try:
+            path.with_name(path.name + suffix).unlink()
+        except FileNotFoundError:
+            pass
+
+
 class Store:
     """An open ``index.db``. Use as a context manager or call ``close()``.
 
@@ -511,18 +547,32 @@ class Store:
     (stored paths) are checked by :meth:`check_contents` where they are used.
     """
 
-    def __init__(self, path: Path, *, create: bool = False, readonly: bool = False) -> None:
+    def __init__(self, path: Path, *, create: bool = False, readonly: bool = False,
+                 immutable: bool | None = None) -> None:
         self.path = path
         check_no_links(path)
         if not path.exists():
             if not create:
                 raise StoreError(f"no index at {path}: run `hookgraph index` first")
-            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError.of(faults.diagnose(path, exc)) from None
         flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
         flags |= getattr(apsw, "SQLITE_OPEN_NOFOLLOW", 0)
+        name = str(path)
+        #: Opened as ``immutable=1`` (read-only, no ``-shm``): by default where nothing can write the
+        #: file or create a ``-shm`` beside it (:func:`faults.can_read_immutable`).
+        if immutable is None:
+            immutable = readonly and faults.read_only_fault(path) is not None and faults.can_read_immutable(path)
+        self.immutable = bool(immutable and readonly)
+        if self.immutable:
+            from urllib.parse import quote
+
+            name, flags = f"file:{quote(str(path.absolute()))}?immutable=1", flags | apsw.SQLITE_OPEN_URI
         self._db: apsw.Connection | None = None
         try:
-            self._db = apsw.Connection(str(path), flags=flags)
+            self._db = apsw.Connection(name, flags=flags)
             self.db.setbusytimeout(30_000)
             _load_vec(self.db)
             self.db.execute("PRAGMA trusted_schema=OFF")
@@ -536,9 +586,7 @@ class Store:
             self._check_vectors()
         except apsw.Error as exc:
             self._close_quietly()
-            raise StoreError(
-                f"{path} is not a usable hookgraph database ({' '.join(str(exc).split())}): {REBUILD}"
-            ) from None
+            raise StoreError.of(faults.diagnose(path, exc)) from None
         except StoreError:
             self._close_quietly()
             raise
@@ -589,7 +637,10 @@ class Store:
         if version > len(MIGRATIONS) or version < 0:
             raise StoreError(
                 f"{self.path} was written by a newer hookgraph (schema {version}, this one knows "
-                f"{len(MIGRATIONS)}): upgrade hookgraph or rebuild with `hookgraph index --full`"
+                f"{len(MIGRATIONS)}): upgrade hookgraph or rebuild with `hookgraph index --full`",
+                cause="newer-schema",
+                problem=f"{self.path} was written by a newer hookgraph (schema {version}, this one knows "
+                        f"{len(MIGRATIONS)})",
             )
         return version
 
@@ -625,12 +676,13 @@ class Store:
             )
         missing = sorted(expected - rows)
         if missing:
-            raise StoreError(f"{self.path} is damaged: {_describe(missing[0])} is missing: {REBUILD}")
+            raise StoreError(f"{self.path} is damaged: {_describe(missing[0])} is missing: {REBUILD}", cause="damaged")
 
     def _check_vectors(self) -> None:
         """Vectors recorded but their vec table gone: every semantic result would silently vanish."""
         if not self.has_vector_table() and self.db.execute("SELECT 1 FROM vectors LIMIT 1").fetchall():
-            raise StoreError(f"{self.path} is damaged: its vector table (vec_units) is missing: {REBUILD}")
+            raise StoreError(f"{self.path} is damaged: its vector table (vec_units) is missing: {REBUILD}",
+                             cause="damaged")
 
     def check_contents(self, root: Path | None = None) -> None:
         """Refuse stored data no sync of ours writes: paths leaving the repository, unknown paths, odd blobs.

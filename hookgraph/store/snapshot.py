@@ -162,12 +162,16 @@ def _valid_snapshot(path: Path) -> bool:
     return snapshot_problem(path)[0] is None
 
 
-def seed_from_snapshot(root: Path, warnings: list[str] | None = None) -> bool:
+def seed_from_snapshot(root: Path, warnings: list[str] | None = None, *, reading: bool = False) -> bool:
     """Start a missing working index as a copy of the committed snapshot.
 
     Returns True when the working index exists afterwards. The copy is linked
     into place only if nothing else created the index meanwhile. A snapshot
-    that is not trustworthy is never copied; ``warnings`` gets one line.
+    that cannot be used (garbage, zeros, a newer schema, planted SQL) is
+    never copied, and ``warnings`` gets one line saying why, with the remedy:
+    for a sync (the index is then built from the source), or with
+    ``reading`` for a command that would otherwise only hear "no index".
+    No line ever names a temporary file.
     """
     live = db_path(root)
     if live.exists():
@@ -175,22 +179,57 @@ def seed_from_snapshot(root: Path, warnings: list[str] | None = None) -> bool:
     snap = snapshot_path(root)
     if not (snap.is_file() or snap.is_symlink()):
         return False
+    problem: StoreError | None = None
     try:
         # A snapshot from an older hookgraph is used through a migrated copy.
         with current_schema(snap) as source:
-            problem, untrusted = snapshot_problem(source, root)
+            problem = _snapshot_error(source, root)
             if problem is None:
                 _copy_into_place(source, live)
-    except UntrustedStoreError as exc:
-        problem, untrusted = str(exc), True
-    except (StoreError, OSError) as exc:
-        problem, untrusted = str(exc), False
+            elif source != snap:
+                problem = renamed(problem, source, snap)
+    except StoreError as exc:
+        problem = exc
+    except OSError as exc:
+        problem = StoreError(f"{snap} cannot be read ({exc.strerror or exc})", cause="io-error")
     if problem is not None:
-        if untrusted and warnings is not None:
-            reason = problem.split(": rebuild it with")[0].split("; hookgraph will not use it")[0]
-            warnings.append(f"ignored the committed snapshot: {reason}; the index is built from the source instead")
+        if warnings is not None:
+            warnings.append(snapshot_advice(problem, snap, root, reading=reading))
         return False
     return live.exists()
+
+
+def _snapshot_error(path: Path, root: Path) -> StoreError | None:
+    """:func:`snapshot_problem` as the error itself (its cause decides the advice)."""
+    try:
+        with current_schema(path) as readable, Store(readable, readonly=True) as store:
+            store.get_meta("model_sha256")
+            store.check_contents(root)
+        return None
+    except StoreError as exc:
+        return exc
+    except OSError as exc:
+        return StoreError(f"{path} cannot be read ({exc.strerror or exc})", cause="io-error")
+
+
+def snapshot_advice(problem: StoreError, snap: Path, root: Path, *, reading: bool, name: str | None = None) -> str:
+    """One line: why the committed snapshot is not used, and what to do (it is not the working index)."""
+    shown = name or (str(snap.relative_to(root)) if snap.is_relative_to(root) else str(snap))
+    reason = problem.problem.replace(str(snap), "").strip() or problem.cause
+    if reason.startswith("is a symlink"):
+        reason = "is a symlink (committed by someone?); hookgraph never follows links"
+    what = f"the committed snapshot {shown} {reason}"
+    if not reading:
+        return f"ignored the committed snapshot {shown}: it {reason}; the index is built from the source instead"
+    if problem.cause == "newer-schema":
+        return f"{what}: upgrade hookgraph, or run `hookgraph index` to build the index from the source"
+    return f"{what}: run `hookgraph index` to build the index from the source (your next commit replaces the snapshot)"
+
+
+def renamed(exc: StoreError, old: Path, new: Path | str) -> StoreError:
+    """``exc`` about a temporary copy, told about the file it is a copy of."""
+    return type(exc)(str(exc).replace(str(old), str(new)), cause=exc.cause,
+                     problem=exc.problem.replace(str(old), str(new)))
 
 
 def _copy_into_place(source: Path, live: Path) -> None:
@@ -217,11 +256,14 @@ def snapshot_at(root: Path, rev: str) -> Iterator[Path | None]:
     if not git.run(["rev-parse", "--verify", "-q", spec], root, check=False).strip():
         yield None
         return
-    data = git.run(["cat-file", "blob", spec], root)
+    import subprocess
+
     fd, name = tempfile.mkstemp(prefix="hookgraph-snapshot-", suffix=".db")
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        with os.fdopen(fd, "wb") as f:  # streamed: a committed snapshot may be large (1 GB of zeros, say)
+            proc = subprocess.run(["git", "cat-file", "blob", spec], cwd=root, stdout=f, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            raise git.GitError(f"git cat-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
         yield Path(name)
     finally:
         _remove_with_sidecars(name)
@@ -257,7 +299,10 @@ def current_schema(path: Path) -> Iterator[Path]:
     try:
         with os.fdopen(fd, "wb") as out, open(path, "rb") as src:
             shutil.copyfileobj(src, out, 1 << 20)
-        Store(Path(name)).close()  # opening it read-write migrates it
+        try:
+            Store(Path(name)).close()  # opening it read-write migrates it
+        except StoreError as exc:  # say it of the snapshot: the temporary copy is nobody's business
+            raise renamed(exc, Path(name), path) from None
         yield Path(name)
     finally:
         _remove_with_sidecars(name)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from hookgraph import git
 from hookgraph.parse import compose, filters
-from hookgraph.store import Store, StoreError, damaged, db_path, quarantine
+from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
 from hookgraph.sync.target import TARGETS, SyncError, Target, read_target
 
@@ -157,26 +157,55 @@ def sync(
 
     args = dict(full=full, reembed=reembed, embedder=embedder, progress=progress, lock_timeout=lock_timeout,
                 database=database)
+    path = database or db_path(root)
+    fault = faults.before_writing(path)  # a read-only place or a full disk: say so before any work
+    if fault is not None:
+        raise StoreError.of(fault)
+    created = not path.exists()
     try:
-        report = _sync(root, target, **args)  # type: ignore[arg-type]
+        try:
+            report = _sync(root, target, **args)  # type: ignore[arg-type]
+        except OSError as exc:
+            if exc.errno not in faults.STORAGE_ERRNOS:
+                raise
+            raise damaged(path, exc) from None
     except apsw.Error as exc:
-        error = damaged(database or db_path(root), exc)
-        if not (full or reembed):
+        error = damaged(path, exc)
+        _forget_if_created(path, created, error)
+        if not (full or reembed) or not error.movable:
             raise error from None
         # A full rebuild repairs whatever the damage: a file that opened but fails
         # on its pages is moved aside like one that did not open, and the rebuild
         # starts again from an empty database.
-        path = database or db_path(root)
         with write_lock(path.parent, timeout=lock_timeout):
             moved = quarantine(path)
         report = _sync(root, target, **args)  # type: ignore[arg-type]
-        reason = str(error).split(": rebuild it with")[0]
-        report.warnings.insert(0, f"{reason}: moved it aside to {moved.name} and rebuilt the index")
+        report.warnings.insert(0, f"{error.problem}: moved it aside to {moved.name} and rebuilt the index")
+    except StoreError as exc:
+        _forget_if_created(path, created, exc)
+        raise
     if report.pending and background and database is None:
         from hookgraph.embed.worker import start_background
 
         report.background = start_background(root, db_path(root))
     return report
+
+
+def _forget_if_created(path: Path, created: bool, error: StoreError) -> None:
+    """A first index the disk could not take leaves nothing behind (no half file, no -wal).
+
+    Only if it holds nothing: another process's first index, committed
+    meanwhile, is never removed.
+    """
+    if not created or error.cause not in ("no-space", "io-error") or not path.exists():
+        return
+    try:
+        with Store(path, readonly=True) as store:
+            if store.integer("SELECT count(*) FROM files"):
+                return
+    except StoreError:
+        pass  # not even readable: what this sync began
+    remove_database(path)
 
 
 def _sync(
@@ -206,6 +235,7 @@ def _sync(
         report.added = sum(1 for p in changed if p not in stored)
         report.modified = len(changed) - report.added
         report.deleted = len(deleted)
+        _check_space(path, sum(wanted[p].size or 0 for p in changed), full)
         caches = _caches(root) if database is None else []
         priority = PRIORITY_BULK if (full or not stored) else PRIORITY_INCREMENTAL
         embed = _Vectors(store, embedder, root, caches, priority)
@@ -280,16 +310,24 @@ def _save_vectors(store: Store, cache: VectorCache) -> None:
 
 def _open(path: Path, full: bool, report: SyncReport) -> Store:
     """The store to write; for a full rebuild, an unusable one (garbage, planted SQL,
-    a future schema) is moved aside first, so ``index --full`` always repairs."""
+    a future schema) is moved aside first, so ``index --full`` always repairs.
+    A sound file that cannot be written (read-only, full disk, locked) is never moved."""
     try:
         return Store(path, create=True)
     except StoreError as exc:
-        if not full:
+        if not full or not exc.movable:
             raise
         moved = quarantine(path)
-        reason = str(exc).split(": rebuild it with")[0]
-        report.warnings.append(f"{reason}: moved it aside to {moved.name} and rebuilt the index")
+        report.warnings.append(f"{exc.problem}: moved it aside to {moved.name} and rebuilt the index")
         return Store(path, create=True)
+
+
+def _check_space(path: Path, changed_bytes: int, full: bool) -> None:
+    """Refuse, before anything is parsed, embedded or written, a sync the disk has no room for."""
+    size = path.stat().st_size if full and path.exists() else 0
+    fault = faults.space_fault(path, faults.growth_estimate(changed_bytes, size, full=full))
+    if fault is not None:
+        raise StoreError.of(fault)
 
 
 def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:

@@ -360,6 +360,18 @@ def _export_and_stage(root: Path, lock_timeout: float) -> bool:
     return exported
 
 
+def _diagnosed(exc: BaseException) -> str:
+    """SQLite's error as its real cause (a full disk, a read-only place, ...) for the hook's one line."""
+    from hookgraph.store import db_path
+    from hookgraph.store.faults import diagnose
+
+    try:
+        root, _gitdir = _locate(Path.cwd())
+    except Exception:
+        return " ".join(str(exc).split()) or type(exc).__name__
+    return diagnose(db_path(root), exc).message
+
+
 def _env_float(name: str, default: float) -> float:
     try:
         return float(os.environ.get(name, "") or default)
@@ -406,6 +418,8 @@ def main(hook: str | None, args: list[str], *, strict: bool = False, embedder: A
         if os.environ.get("HOOKGRAPH_DEBUG"):
             raise
         message = " ".join(str(exc).split()) or type(exc).__name__
+        if type(exc).__module__ == "apsw":  # SQLite failed outside a sync (a snapshot export, a vector top-up)
+            message = _diagnosed(exc)
         outcome = Outcome(name, action="failed", target=TARGETS.get(name), error=message, args=list(args),
                           seconds=time.perf_counter() - started)
         log_outcome(outcome)

@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookgraph import git
+from hookgraph.plural import count, verb
 from hookgraph.sync.freshness import diff_maps
 from hookgraph.store import SIDECARS, VOLATILE_META, Store, StoreError, db_path
 
@@ -183,7 +184,9 @@ class Workspace:
             if not self.sync_enabled:
                 view.stale_paths = diff_maps(base_map, target.entries)
                 if view.stale_paths:
-                    view.note = (f"{len(view.stale_paths)} paths differ from the index and are not synced "
+                    n = len(view.stale_paths)
+                    view.note = (f"{count(n, 'path')} {verb(n, 'differs', 'differ')} from the index and "
+                                 f"{verb(n, 'is', 'are')} not synced "
                                  "(the server runs with --no-sync): run `hookgraph index --worktree` or commit")
                 view.seconds = time.perf_counter() - started
                 return view
@@ -238,8 +241,9 @@ class Workspace:
             return
         if len(differ) > self.max_sync_files:
             view.stale_paths = differ
-            view.note = (f"{len(differ)} paths differ between the index and the working tree, more than the "
-                         f"{self.max_sync_files} synced on the fly: run `hookgraph index` (or install the hooks)")
+            view.note = (f"{count(len(differ), 'path')} {verb(len(differ), 'differs', 'differ')} between the index "
+                         f"and the working tree, more than the {self.max_sync_files} synced on the fly: "
+                         "run `hookgraph index` (or install the hooks)")
             return
         try:
             report = sync(self.root, target, embedder=embedder, database=self.overlay_path)

@@ -49,6 +49,8 @@ from hookgraph.store.snapshot import (
     export_snapshot,
     import_vectors,
     prepare_directory,
+    renamed,
+    snapshot_advice,
     snapshot_at,
 )
 
@@ -249,8 +251,10 @@ def verify_committed(root: Path, rev: str = "HEAD") -> Verdict:
             with current_schema(path) as readable, Store(readable, readonly=True) as store:
                 stored = store.file_map()
                 pending = store.pending_count()
-        except StoreError as exc:
-            return Verdict(False, f"hookgraph: the committed database at {short} is unusable: {exc}")
+        except StoreError as exc:  # named as git names it: the temporary copy is nobody's business
+            name = f"{short}:{DB_DIRNAME}/{SNAPSHOT_FILE}"
+            advice = snapshot_advice(renamed(exc, path, name), Path(name), root, reading=True, name=name)
+            return Verdict(False, f"hookgraph: {advice}")
     return _verdict(diff_maps(stored, git.tree_map(root, commit)), "committed database", short, pending)
 
 
