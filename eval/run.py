@@ -385,6 +385,7 @@ class Question:
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_QUALNAME_PARTS = re.compile(r"::|->|[.#\\]")
 
 
 def leaked_identifiers(question: str, gold: list[Gold]) -> list[str]:
@@ -396,7 +397,7 @@ def leaked_identifiers(question: str, gold: list[Gold]) -> list[str]:
     words |= {w[:-1] for w in words if w.endswith("s")}
     leaks = []
     for g in gold:
-        for part in g.symbol.split("."):
+        for part in _QUALNAME_PARTS.split(g.symbol):  # Foo.bar, Rust's Foo::bar, Ruby's Foo#bar, PHP's A\\B
             split = identifier_words(part)
             phrase = " ".join(w for w in split if w != part.lower())
             if part.lower() in words or (len(split) > 2 and phrase and re.search(rf"\b{re.escape(phrase)}\b", text)):

@@ -150,3 +150,52 @@ def test_file_question_scored_over_distinct_files_and_tables_say_n_a() -> None:
     assert "| file questions NDCG@10 | 1.000 | - | 1.000 | >= 0.85 |" in acceptance
     table = "\n".join(run.kinds_table(rows))
     assert "| flask | 0 | - | 0 | - | - | 1 | 1.000 | 0 | - | 1 | n/a | n/a |" in table
+
+
+def test_every_kind_is_asked_of_a_real_index(tmp_path: Path, embedder) -> None:
+    """The runner's path from question to scored row, on a tiny real repo indexed with the shipped model."""
+    from hookgraph.store import Store, db_path
+    from hookgraph.sync import read_target, sync
+
+    from tests.conftest import TINY_APP, commit_all, make_repo, write_files
+
+    root = make_repo(tmp_path / "repo")
+    write_files(root, {"app.py": TINY_APP, "notes/cache.md": "# Cache\n\nPages are kept in memory.\n"})
+    commit_all(root, "tiny app")
+    sync(root, read_target(root, "head"), embedder=embedder)
+
+    with Store(db_path(root)) as store:
+        def unit(symbol: str) -> Gold:
+            (row,) = store.units_where("path = ? AND qualname = ?", ("app.py", symbol))
+            return Gold("app.py", symbol, (row.start_line, row.end_line))
+
+        questions = [
+            run.Question("t-nl", "tiny", "nl", "download a page and try again when the network fails",
+                         [unit("fetch_page")]),
+            run.Question("t-file", "tiny", "file", "keeping pages in memory",
+                         [Gold("app.py", "", (0, 0), 2), Gold("notes/cache.md", "", (0, 0), 1)]),
+            run.Question("t-graph", "tiny", "graph", "what calls open_connection?", [unit("fetch_page")]),
+            run.Question("t-absent", "tiny", "absent", "websocket frames", [], absent_terms=["websocket"]),
+        ]
+        assert run.check_questions(questions, store, root) == []
+        bad_absent = run.Question("t-bad", "tiny", "absent", "pages in memory", [], absent_terms=["Keeps pages"])
+        assert run.check_questions([bad_absent], store, root) == ["t-bad: 'Keeps pages' does occur in the project"]
+
+        rows = {q.kind: run.ask(q, store, embedder, hybrid_only=False) for q in questions}
+    assert [r.config for r in rows["nl"]] == ["hybrid", "bm25", "embed"]  # baselines still asked of nl
+    assert [r.config for r in rows["graph"]] == ["hybrid"] and [r.config for r in rows["absent"]] == ["hybrid"]
+    files = [path for path, _ in rows["file"][0].ranked]
+    assert sorted(files) == ["app.py", "notes/cache.md"]  # each file once, whatever its number of units
+    assert rows["file"][0].ndcg is not None and 0.0 < rows["file"][0].ndcg <= 1.0
+    assert rows["graph"][0].recall[10] in (0.0, 1.0)
+    for scored in (r for kind_rows in rows.values() for r in kind_rows):
+        assert scored.weak is None or isinstance(scored.weak, bool)
+
+
+def test_leak_check_splits_every_languages_qualified_names() -> None:
+    """Rust's Foo::bar is checked part by part, as Python's Foo.bar always was."""
+    rust = [Gold("src/proxy.rs", "Proxy::verify_response", (163, 179))]
+    assert run.leaked_identifiers("check the reply of the proxy tunnel", rust) == ["Proxy"]
+    assert run.leaked_identifiers("check the reply to an HTTP CONNECT tunnel request", rust) == []
+    python = [Gold("src/flask/app.py", "Flask.handle_exception", (1, 2))]
+    assert run.leaked_identifiers("what flask does with an unhandled error", python) == ["Flask"]
