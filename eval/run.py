@@ -7,8 +7,9 @@
 What it does, per project in ``eval/projects.json``:
 
 1. fetch the pinned release from PyPI (``pip download --no-deps --no-binary
-   :all:``) or npm (``npm pack``) into the cache, and refuse it unless its
-   SHA-256 is the pinned one;
+   :all:``), npm (``npm pack``) or Debian (``apt-get download PKG=VERSION``:
+   binary packages that carry source, e.g. golang-*-dev, librust-*-dev) into
+   the cache, and refuse it unless its SHA-256 is the pinned one;
 2. unpack it, drop what the spec says, and commit it to a git repository in
    the cache (fixed identity and date: the same blobs on every machine);
 3. index it with hookgraph's own ``sync`` and the shipped default model. The
@@ -22,14 +23,36 @@ What it does, per project in ``eval/projects.json``:
    query the hybrid's lexical half runs) and embeddings alone (the KNN the
    semantic half runs); caller/callee questions through
    ``hookgraph.search.graph.callers``/``callees``;
-5. print Recall@1/5/10 and MRR@10 by project and by question kind, and
-   append the tables with the command line to ``eval/RESULTS.md``.
+5. ask the issue-15 kinds on the hybrid ranking: ``file`` (design/module
+   questions whose gold is files), ``graph`` (plain-word "what calls X?"
+   questions) and ``absent`` (a name or topic the project does not have);
+6. print Recall@1/5/10 and MRR@10 by project and by question kind, the new
+   kinds' tables, held-out and tuned projects apart, and append the tables
+   with the command line to ``eval/RESULTS.md``.
 
 Metrics. For search questions any one gold unit counts (they list
 alternatives, e.g. a method and the helper doing the work). Caller/callee
 questions list every expected unit: Recall@k is the share of them in the top
 k, capped at k (``|gold ∩ top k| / min(|gold|, k)``). MRR@10 is the
 reciprocal rank of the first gold unit within the top 10, else 0.
+
+The issue-15 kinds. ``file``: NDCG@10 over the ranked list of distinct files
+(gain 2^grade - 1, grade 1 unless the gold says more), the files coming from
+``hookgraph.search.<FILES_RANKING>`` when that function exists, else from the
+first occurrence of each path in the hybrid unit ranking (top
+``FILE_DEPTH``). ``graph``: coverage of the gold units in the hybrid top 10,
+``|gold ∩ top 10| / min(|gold|, 10)``. ``absent``: the share that
+``hookgraph.search.<MATCH_VERDICT>(results, query)`` calls "weak"; the
+answerable questions (every other kind asked of the hybrid ranking) report
+the share it calls weak too; both print "n/a" while that function does not
+exist. "no shared word" is the subset of ``nl`` questions none of whose
+words (identifier-split, lower-case, ``NO_SHARED_STOPWORDS`` left out) is a
+word of a gold unit's name.
+
+Projects marked ``"held_out": true`` in projects.json are reported apart
+from the rest (the "tuned" ones) in every issue-15 table: their questions
+were written before any ranking ran on them, and the number that counts for
+a ranking change is the held-out one.
 
 The cache lives in ``$HOOKGRAPH_EVAL_CACHE`` or ``~/.cache/hookgraph-eval``.
 """
@@ -68,8 +91,28 @@ RECIPE_FILES = ("parse/compose.py", "parse/__init__.py", "parse/words.py", "stor
 SEARCH_KINDS = ("nl", "identifier")
 GRAPH_KINDS = ("callers", "callees")
 KINDS = (*SEARCH_KINDS, *GRAPH_KINDS)
+#: Issue 15's kinds, asked of the hybrid ranking only and reported in their own tables.
+NEW_KINDS = ("file", "graph", "absent")
+ALL_KINDS = (*KINDS, *NEW_KINDS)
+#: Kinds whose gold lists every right unit (Recall@k capped at k) rather than alternatives.
+EVERY_UNIT_KINDS = (*GRAPH_KINDS, "graph")
 CONFIGS = ("hybrid", "bm25", "embed")
 KS = (1, 5, 10)
+
+#: hookgraph.search's distinct-files ranking (issue 15's ``ask --files``), used for ``file``
+#: questions once it exists: ``f(store, query, top=10, embedder=...)`` -> items with ``.path``.
+FILES_RANKING = "search_files"
+#: hookgraph.search's verdict on an answer (issue 15): ``f(results, query)`` -> "strong" | "weak".
+MATCH_VERDICT = "answer_match"
+#: Units asked of the hybrid ranking to derive its distinct files from.
+FILE_DEPTH = 50
+#: Words that do not make a question "share a word" with its answer's name. Frozen here (not
+#: hookgraph.search.STOPWORDS) so the subset stays the same whatever the ranking does.
+NO_SHARED_STOPWORDS = frozenset(
+    """a an and are as at be by can do does for from get gets how i if in into is it its
+    of on or so that the their them then there these this to was what when where which
+    who why will with you your we our me my code function method class""".split()
+)
 
 
 def cache_dir() -> Path:
@@ -92,6 +135,59 @@ def sha256_of(path: Path) -> str:
     return h.hexdigest()
 
 
+REGISTRIES = ("pypi", "npm", "debian")
+SPEC_FIELDS = ("name", "language", "registry", "package", "version", "archive", "sha256", "root")
+
+
+def spec_problems(spec: dict[str, Any]) -> list[str]:
+    """What is wrong with one projects.json entry (empty: usable), each naming the field."""
+    name = spec.get("name", "?")
+    problems = [f"{name}: missing {f!r}" for f in SPEC_FIELDS if not isinstance(spec.get(f), str) or not spec[f]]
+    if spec.get("registry") not in REGISTRIES:
+        problems.append(f"{name}: registry {spec.get('registry')!r} is not one of {', '.join(REGISTRIES)}")
+    if not re.fullmatch(r"[0-9a-f]{64}", str(spec.get("sha256", ""))):
+        problems.append(f"{name}: sha256 must be 64 lower-case hex digits")
+    if spec.get("registry") == "debian" and not str(spec.get("archive", "")).endswith(".deb"):
+        problems.append(f"{name}: a debian archive is the .deb file apt-get download writes")
+    root = str(spec.get("root", ""))
+    if root.startswith("/") or ".." in Path(root).parts:
+        problems.append(f"{name}: root {root!r} must be a relative folder inside the archive")
+    if not isinstance(spec.get("drop", []), list):
+        problems.append(f"{name}: drop must be a list of globs")
+    if not isinstance(spec.get("held_out", False), bool):
+        problems.append(f"{name}: held_out must be true or false")
+    return problems
+
+
+def download_command(spec: dict[str, Any], dest: str) -> list[str]:
+    """The registry client's command that writes the pinned archive into ``dest``."""
+    registry = spec["registry"]
+    if registry == "pypi":
+        return [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
+                f"{spec['package']}=={spec['version']}", "-d", dest]
+    if registry == "npm":
+        return ["npm", "pack", "--silent", f"{spec['package']}@{spec['version']}", "--pack-destination", dest]
+    if registry == "debian":  # writes into the working directory; the caller runs it in ``dest``
+        return ["apt-get", "download", "-q", f"{spec['package']}={spec['version']}"]
+    raise SystemExit(f"{spec['name']}: unknown registry {registry!r} (one of {', '.join(REGISTRIES)})")
+
+
+def unpack_archive(spec: dict[str, Any], archive: Path, dest: Path) -> None:
+    """Unpack ``archive`` into ``dest``: tar for PyPI/npm, ``dpkg-deb -x`` for a Debian package."""
+    if spec["registry"] == "debian":
+        unpack_deb(archive, dest)
+        return
+    with tarfile.open(archive) as tar:
+        tar.extractall(dest, filter="data")
+
+
+def unpack_deb(archive: Path, dest: Path) -> None:
+    """A .deb's files under ``dest`` (no maintainer scripts run; nothing is installed)."""
+    done = subprocess.run(["dpkg-deb", "-x", str(archive), str(dest)], capture_output=True, text=True)
+    if done.returncode != 0:
+        raise SystemExit(f"{archive}: dpkg-deb -x failed: {done.stderr.strip() or done.returncode}")
+
+
 def fetch_archive(spec: dict[str, Any]) -> Path:
     """The pinned archive in the cache, downloaded if missing, checked always."""
     downloads = cache_dir() / "downloads"
@@ -99,15 +195,14 @@ def fetch_archive(spec: dict[str, Any]) -> Path:
     archive = downloads / spec["archive"]
     if not archive.exists():
         with tempfile.TemporaryDirectory(dir=downloads) as tmp:
-            if spec["registry"] == "pypi":
-                cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--no-binary", ":all:",
-                       f"{spec['package']}=={spec['version']}", "-d", tmp]
-            elif spec["registry"] == "npm":
-                cmd = ["npm", "pack", "--silent", f"{spec['package']}@{spec['version']}", "--pack-destination", tmp]
-            else:
-                raise SystemExit(f"{spec['name']}: unknown registry {spec['registry']!r}")
+            cmd = download_command(spec, tmp)
             log(f"{spec['name']}: downloading {spec['package']} {spec['version']} ({spec['registry']})")
-            subprocess.run(cmd, check=True, stdout=subprocess.DEVNULL)
+            done = subprocess.run(cmd, cwd=tmp, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+            if done.returncode != 0:
+                hint = (" (run `apt-get update` first; or this version is no longer served)"
+                        if spec["registry"] == "debian" else "")
+                raise SystemExit(f"{spec['name']}: {' '.join(cmd)} failed{hint}: "
+                                 f"{done.stderr.strip().splitlines()[-1:] or done.returncode}")
             got = Path(tmp) / spec["archive"]
             if not got.exists():
                 raise SystemExit(f"{spec['name']}: expected {spec['archive']}, got {os.listdir(tmp)}")
@@ -144,9 +239,11 @@ def prepare_repo(spec: dict[str, Any]) -> Path:
         shutil.rmtree(root)
     root.parent.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(dir=root.parent) as tmp:
-        with tarfile.open(archive) as tar:
-            tar.extractall(tmp, filter="data")
-        shutil.move(str(Path(tmp) / spec["root"]), root)
+        unpack_archive(spec, archive, Path(tmp))
+        inside = Path(tmp) / spec["root"]
+        if not inside.is_dir():
+            raise SystemExit(f"{spec['name']}: {spec['archive']} has no folder {spec['root']!r} (the spec's root)")
+        shutil.move(str(inside), root)
     for dirpath, dirnames, filenames in os.walk(root, topdown=False):
         for name in filenames:
             rel = os.path.relpath(os.path.join(dirpath, name), root)
@@ -269,8 +366,9 @@ def index_project(spec: dict[str, Any], embedder: CachingEmbedder) -> Path:
 @dataclass
 class Gold:
     path: str
-    symbol: str
+    symbol: str  # "" for a file question's gold (the file itself)
     lines: tuple[int, int]
+    grade: int = 1  # file questions: graded relevance (2 = the answer, 1 = acceptable)
 
 
 @dataclass
@@ -281,9 +379,13 @@ class Question:
     q: str
     gold: list[Gold]
     note: str = ""
+    #: absent questions: words or names that must not occur anywhere in the project (checked by grep).
+    absent_terms: list[str] = field(default_factory=list)
+    held_out: bool = False
 
 
 _WORD = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_QUALNAME_PARTS = re.compile(r"::|->|[.#\\]")
 
 
 def leaked_identifiers(question: str, gold: list[Gold]) -> list[str]:
@@ -295,7 +397,7 @@ def leaked_identifiers(question: str, gold: list[Gold]) -> list[str]:
     words |= {w[:-1] for w in words if w.endswith("s")}
     leaks = []
     for g in gold:
-        for part in g.symbol.split("."):
+        for part in _QUALNAME_PARTS.split(g.symbol):  # Foo.bar, Rust's Foo::bar, Ruby's Foo#bar, PHP's A\\B
             split = identifier_words(part)
             phrase = " ".join(w for w in split if w != part.lower())
             if part.lower() in words or (len(split) > 2 and phrase and re.search(rf"\b{re.escape(phrase)}\b", text)):
@@ -303,18 +405,45 @@ def leaked_identifiers(question: str, gold: list[Gold]) -> list[str]:
     return leaks
 
 
-def load_questions(project: str) -> list[Question]:
+def _plain(words: list[str]) -> set[str]:
+    """Lower-case words with a plural "s" also taken off, as the leak check does."""
+    out = {w.lower() for w in words}
+    return out | {w[:-1] for w in out if w.endswith("s") and len(w) > 3}
+
+
+def shares_no_word(question: str, gold: list[Gold]) -> bool:
+    """True when no word of ``question`` is a word of any gold unit's name (identifier-split).
+
+    The name is the qualified symbol (class and method); a file unit's name is
+    its file name without the folders. Filler words (``NO_SHARED_STOPWORDS``)
+    and one-letter words do not count as shared.
+    """
+    from hookgraph.parse.words import identifier_words
+
+    asked = {w for w in _plain(identifier_words(question)) if len(w) > 1 and w not in NO_SHARED_STOPWORDS}
+    for g in gold:
+        name = g.symbol.rsplit("/", 1)[-1] if "/" in g.symbol or g.symbol == g.path else g.symbol
+        if asked & _plain(identifier_words(name)):
+            return False
+    return True
+
+
+def load_questions(project: str, held_out: bool = False) -> list[Question]:
     data = json.loads((QUESTIONS_DIR / f"{project}.json").read_text())
     out = []
     for item in data["questions"]:
         gold = []
-        for g in item["gold"]:
-            if isinstance(g, str):  # "path:symbol" not yet filled in with --fill
+        for g in item.get("gold", []):
+            if item["kind"] == "file":  # "path" or {"path", "grade"}: the file is the answer
+                path, grade = (g, 1) if isinstance(g, str) else (g["path"], int(g.get("grade", 1)))
+                gold.append(Gold(path, "", (0, 0), grade))
+            elif isinstance(g, str):  # "path:symbol" not yet filled in with --fill
                 path, _, symbol = g.partition(":")
                 gold.append(Gold(path, symbol, (0, 0)))
             else:
                 gold.append(Gold(g["path"], g["symbol"], tuple(g["lines"])))
-        out.append(Question(item["id"], project, item["kind"], item["q"], gold, item.get("note", "")))
+        out.append(Question(item["id"], project, item["kind"], item["q"], gold, item.get("note", ""),
+                            list(item.get("absent_terms", [])), held_out))
     return out
 
 
@@ -324,6 +453,8 @@ def fill_lines(project: str, store: Any) -> list[str]:
     data = json.loads(file.read_text())
     problems = []
     for item in data["questions"]:
+        if item["kind"] in ("file", "absent"):  # files need no lines; absent has no gold
+            continue
         filled = []
         for g in item["gold"]:
             if isinstance(g, str):
@@ -340,18 +471,52 @@ def fill_lines(project: str, store: Any) -> list[str]:
     return problems
 
 
-def check_questions(questions: list[Question], store: Any) -> list[str]:
-    """Problems with the set itself: unknown kinds, gold units not in the index, leaks, duplicates."""
+def absent_terms_found(repo: Path, terms: list[str]) -> list[str]:
+    """The terms that do occur in the project's files (case-insensitive, as plain strings)."""
+    found = []
+    for term in terms:
+        done = subprocess.run(["git", "grep", "-q", "-i", "-F", "-e", term, "HEAD"], cwd=repo, env=git_env())
+        if done.returncode == 0:
+            found.append(term)
+        elif done.returncode != 1:
+            raise SystemExit(f"{repo}: git grep for {term!r} failed (exit {done.returncode})")
+    return found
+
+
+def check_questions(questions: list[Question], store: Any, repo: Path | None = None) -> list[str]:
+    """Problems with the set itself: unknown kinds, gold units not in the index, leaks, duplicates.
+
+    Absent questions must have no gold and name ``absent_terms``, none of
+    which may occur in the project (``repo``) in any case.
+    """
     problems = []
     seen: set[str] = set()
     for q in questions:
         if q.id in seen:
             problems.append(f"{q.id}: duplicate id")
         seen.add(q.id)
-        if q.kind not in KINDS:
+        if q.kind not in ALL_KINDS:
             problems.append(f"{q.id}: unknown kind {q.kind!r}")
+        if q.kind == "absent":
+            if q.gold:
+                problems.append(f"{q.id}: an absent question has no gold")
+            if not q.absent_terms:
+                problems.append(f"{q.id}: an absent question lists the absent_terms that prove it")
+            elif repo is not None:
+                for term in absent_terms_found(repo, q.absent_terms):
+                    problems.append(f"{q.id}: {term!r} does occur in the project")
+            continue
         if not q.gold:
             problems.append(f"{q.id}: no gold unit")
+        if q.kind == "file":
+            for g in q.gold:
+                if not store.units_where("path = ? LIMIT 1", (g.path,)):
+                    problems.append(f"{q.id}: gold file {g.path} is not in the index")
+                if g.grade not in (1, 2, 3):
+                    problems.append(f"{q.id}: gold file {g.path} has grade {g.grade} (1-3)")
+            if len({g.path for g in q.gold}) != len(q.gold):
+                problems.append(f"{q.id}: a gold file is listed twice")
+            continue
         for g in q.gold:
             rows = store.units_where("path = ? AND qualname = ?", (g.path, g.symbol))
             if not rows:
@@ -414,6 +579,62 @@ def rank_graph(store: Any, q: Question) -> list[tuple[str, str]]:
 RANKERS = {"hybrid": rank_hybrid, "bm25": rank_bm25, "embed": rank_embed}
 
 
+def search_function(name: str) -> Any:
+    """``hookgraph.search.<name>`` when this checkout has it, else None (issue-15 hooks)."""
+    import hookgraph.search
+
+    return getattr(hookgraph.search, name, None)
+
+
+def match_verdict(results: list[Any], query: str) -> bool | None:
+    """True when the ranking says its answer is a weak match; None while it cannot say."""
+    verdict = search_function(MATCH_VERDICT)
+    if verdict is None:
+        return None
+    return bool(verdict(results, query) == "weak")
+
+
+def hybrid_answer(store: Any, q: str, embedder: Any, top: int = 10) -> tuple[list[tuple[str, str]], bool | None]:
+    """The hybrid ranking's units (as rank_hybrid) and whether it flags them as a weak match."""
+    from hookgraph.search import search
+
+    results = search(store, q, top=top, embedder=embedder)
+    return [(r.unit.path, r.unit.qualname) for r in results], match_verdict(results, q)
+
+
+def distinct_files(ranked: list[tuple[str, str]]) -> list[str]:
+    """Each path once, at the place of its first unit."""
+    return list(dict.fromkeys(path for path, _ in ranked))
+
+
+def rank_files(store: Any, q: str, embedder: Any) -> tuple[list[str], bool | None]:
+    """Distinct files for a file question: hookgraph's own files ranking when it has one."""
+    files_ranking = search_function(FILES_RANKING)
+    if files_ranking is not None:
+        items = files_ranking(store, q, top=10, embedder=embedder)
+        return [item if isinstance(item, str) else item.path for item in items][:10], match_verdict(items, q)
+    from hookgraph.search import search
+
+    results = search(store, q, top=FILE_DEPTH, embedder=embedder)
+    ranked = [(r.unit.path, r.unit.qualname) for r in results]
+    return distinct_files(ranked)[:10], match_verdict(results[:10], q)
+
+
+def ndcg(ranked: list[str], grades: dict[str, int], k: int = 10) -> float:
+    """NDCG@k with gain 2^grade - 1 and log2(rank + 1) discount; 0 when nothing is relevant."""
+    import math
+
+    dcg = sum((2 ** grades.get(item, 0) - 1) / math.log2(i + 1) for i, item in enumerate(ranked[:k], 1))
+    ideal = sorted(grades.values(), reverse=True)[:k]
+    idcg = sum((2 ** g - 1) / math.log2(i + 1) for i, g in enumerate(ideal, 1))
+    return dcg / idcg if idcg else 0.0
+
+
+def coverage(gold: set[tuple[str, str]], ranked: list[tuple[str, str]], k: int = 10) -> float:
+    """The share of every-unit gold found in the top k, capped at k: ``|gold ∩ top k| / min(|gold|, k)``."""
+    return len(gold & set(ranked[:k])) / min(len(gold), k) if gold else 0.0
+
+
 @dataclass
 class Scored:
     question: Question
@@ -422,6 +643,8 @@ class Scored:
     recall: dict[int, float] = field(default_factory=dict)
     rr: float = 0.0
     first: int | None = None
+    ndcg: float | None = None  # file questions
+    weak: bool | None = None  # the ranking's own verdict (None: it has none yet)
 
 
 def score(q: Question, config: str, ranked: list[tuple[str, str]]) -> Scored:
@@ -431,11 +654,23 @@ def score(q: Question, config: str, ranked: list[tuple[str, str]]) -> Scored:
     s.first = positions[0] if positions else None
     s.rr = 1.0 / s.first if s.first else 0.0
     for k in KS:
-        found = len(gold & set(ranked[:k]))
-        if q.kind in GRAPH_KINDS:
-            s.recall[k] = found / min(len(gold), k)
+        if q.kind in EVERY_UNIT_KINDS:
+            s.recall[k] = coverage(gold, ranked, k)
         else:
-            s.recall[k] = 1.0 if found else 0.0
+            s.recall[k] = 1.0 if gold & set(ranked[:k]) else 0.0
+    return s
+
+
+def score_files(q: Question, files: list[str], weak: bool | None) -> Scored:
+    """A file question: NDCG@10 over distinct files, plus any-gold-file recall and MRR."""
+    grades = {g.path: g.grade for g in q.gold}
+    s = Scored(q, "hybrid", [(f, "") for f in files], weak=weak)
+    positions = [i for i, f in enumerate(files[:10], 1) if f in grades]
+    s.first = positions[0] if positions else None
+    s.rr = 1.0 / s.first if s.first else 0.0
+    for k in KS:
+        s.recall[k] = 1.0 if set(files[:k]) & set(grades) else 0.0
+    s.ndcg = ndcg(files, grades)
     return s
 
 
@@ -446,6 +681,10 @@ def summarise(rows: list[Scored]) -> dict[str, float]:
         out[f"R@{k}"] = sum(r.recall[k] for r in rows) / n if n else 0.0
     out["MRR@10"] = sum(r.rr for r in rows) / n if n else 0.0
     return out
+
+
+def mean(values: list[float]) -> float | None:
+    return sum(values) / len(values) if values else None
 
 
 # ---------------------------------------------------------------------------
@@ -500,6 +739,133 @@ def headline(scored: list[Scored]) -> list[str]:
     return lines
 
 
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:.3f}"
+
+
+def _weak_share(rows: list[Scored]) -> str:
+    """The share flagged weak, "n/a" while the ranking gives no verdict, "-" with no rows."""
+    if not rows:
+        return "-"
+    if any(r.weak is None for r in rows):
+        return "n/a"
+    return f"{sum(1 for r in rows if r.weak) / len(rows):.3f}"
+
+
+@dataclass
+class KindNumbers:
+    """Issue 15's per-group numbers, computed once for the tables and the acceptance rows."""
+
+    rows: list[Scored]
+
+    def of(self, kind: str) -> list[Scored]:
+        return [r for r in self.rows if r.question.kind == kind and r.config == "hybrid"]
+
+    def nl_r5(self) -> tuple[int, float | None]:
+        nl = self.of("nl")
+        return len(nl), mean([r.recall[5] for r in nl])
+
+    def no_shared_r5(self) -> tuple[int, float | None]:
+        nl = [r for r in self.of("nl") if shares_no_word(r.question.q, r.question.gold)]
+        return len(nl), mean([r.recall[5] for r in nl])
+
+    def mrr(self) -> tuple[int, float | None]:
+        """MRR@10 as issue 5 counts it: nl and identifier on hybrid, callers/callees on the graph."""
+        old = [r for r in self.rows if r.question.kind in KINDS and r.config in ("hybrid", "graph")]
+        return len(old), mean([r.rr for r in old])
+
+    def identifier_r1(self) -> tuple[int, float | None]:
+        ident = self.of("identifier")
+        return len(ident), mean([r.recall[1] for r in ident])
+
+    def callers_r5(self) -> tuple[int, float | None]:
+        graph = [r for r in self.rows if r.config == "graph"]
+        return len(graph), mean([r.recall[5] for r in graph])
+
+    def file_ndcg(self) -> tuple[int, float | None]:
+        files = self.of("file")
+        return len(files), mean([r.ndcg or 0.0 for r in files])
+
+    def graph_coverage(self) -> tuple[int, float | None]:
+        graph = self.of("graph")
+        return len(graph), mean([r.recall[10] for r in graph])
+
+    def absent(self) -> list[Scored]:
+        return self.of("absent")
+
+    def answerable(self) -> list[Scored]:
+        return [r for r in self.rows if r.config == "hybrid" and r.question.kind in ("nl", "identifier", "file", "graph")]
+
+
+def split_groups(scored: list[Scored]) -> list[tuple[str, list[Scored]]]:
+    """Each project (held-out ones marked), then tuned, held out and all: the rows of issue 15's tables."""
+    projects: dict[str, list[Scored]] = defaultdict(list)
+    for s in scored:
+        projects[s.question.project].append(s)
+    held = {s.question.project for s in scored if s.question.held_out}
+    groups = [(f"{p} (held out)" if p in held else p, rows) for p, rows in sorted(projects.items())]
+    tuned = [s for s in scored if not s.question.held_out]
+    out = [s for s in scored if s.question.held_out]
+    return [*groups, ("tuned projects", tuned), ("held-out projects", out), ("all", scored)]
+
+
+def kinds_table(scored: list[Scored]) -> list[str]:
+    """Issue 15's numbers per project, then tuned vs held out: n and value for each kind."""
+    lines = ["| project | NL n | NL R@5 | no shared word n | no shared word R@5 | MRR@10 | file n | file NDCG@10 "
+             "| graph n | graph cov@10 | absent n | absent flagged weak | answerable flagged weak |",
+             "|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|"]
+    for name, rows in split_groups(scored):
+        k = KindNumbers(rows)
+        _, mrr_value = k.mrr()
+        nl_n, nl_value = k.nl_r5()
+        ns_n, ns_value = k.no_shared_r5()
+        f_n, f_value = k.file_ndcg()
+        g_n, g_value = k.graph_coverage()
+        lines.append(f"| {name} | {nl_n} | {_fmt(nl_value)} | {ns_n} | {_fmt(ns_value)} | {_fmt(mrr_value)} "
+                     f"| {f_n} | {_fmt(f_value)} | {g_n} | {_fmt(g_value)} | {len(k.absent())} "
+                     f"| {_weak_share(k.absent())} | {_weak_share(k.answerable())} |")
+    return lines
+
+
+def acceptance_table(scored: list[Scored]) -> list[str]:
+    """Issue 15's acceptance points for the tuned projects, the held-out ones and all, against targets."""
+    splits = split_groups(scored)[-3:]
+    numbers = [KindNumbers(rows) for _, rows in splits]
+    lines = ["| acceptance point (issue 15) | tuned | held out | all | target |", "|---|---:|---:|---:|---|"]
+
+    def row(name: str, values: list[str], target: str) -> None:
+        lines.append(f"| {name} | {' | '.join(values)} | {target} |")
+
+    def worst_project(rows: list[Scored]) -> str:
+        per: dict[str, list[float]] = defaultdict(list)
+        for r in rows:
+            if r.question.kind == "nl" and r.config == "hybrid":
+                per[r.question.project].append(r.recall[5])
+        if not per:
+            return "-"
+        project, values = min(per.items(), key=lambda item: (sum(item[1]) / len(item[1]), item[0]))
+        return f"{sum(values) / len(values):.3f} ({project})"
+
+    row("NL hybrid R@5", [_fmt(k.nl_r5()[1]) for k in numbers], ">= 0.90")
+    row("NL hybrid R@5, worst project", [worst_project(rows) for _, rows in splits], ">= 0.85")
+    row("no-shared-word NL R@5", [_fmt(k.no_shared_r5()[1]) for k in numbers], ">= 0.80")
+    row("MRR@10 (nl + identifier hybrid; callers/callees graph)", [_fmt(k.mrr()[1]) for k in numbers], ">= 0.75")
+    row("file questions NDCG@10", [_fmt(k.file_ndcg()[1]) for k in numbers], ">= 0.85")
+    row("graph questions coverage@10", [_fmt(k.graph_coverage()[1]) for k in numbers], ">= 0.90")
+    row("absent questions flagged weak", [_weak_share(k.absent()) for k in numbers], ">= 0.90")
+    row("answerable questions flagged weak", [_weak_share(k.answerable()) for k in numbers], "< 0.05")
+    row("exact identifiers hybrid R@1", [_fmt(k.identifier_r1()[1]) for k in numbers], ">= 0.95")
+    row("callers/callees R@5", [_fmt(k.callers_r5()[1]) for k in numbers], ">= 0.95")
+    return lines
+
+
+def files_source() -> str:
+    """Where this run's file rankings come from (said with the tables)."""
+    if search_function(FILES_RANKING) is not None:
+        return f"hookgraph.search.{FILES_RANKING}"
+    return f"distinct files of the hybrid unit ranking (top {FILE_DEPTH})"
+
+
 def git_state() -> str:
     try:
         head = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
@@ -540,10 +906,46 @@ def apply_overrides(settings: list[str], embedder: CachingEmbedder) -> None:
         setattr(module, attr, value)
 
 
+def ask(q: Question, store: Any, embedder: Any, hybrid_only: bool) -> list[Scored]:
+    """Every scored row of one question: its kind decides how it is asked."""
+    if q.kind in GRAPH_KINDS:
+        return [score(q, "graph", rank_graph(store, q))]
+    if q.kind == "file":
+        return [score_files(q, *rank_files(store, q.q, embedder))]
+    ranked, weak = hybrid_answer(store, q.q, embedder)
+    hybrid = score(q, "hybrid", ranked)
+    hybrid.weak = weak
+    if q.kind in NEW_KINDS or hybrid_only:  # graph and absent: hybrid only, like file
+        return [hybrid]
+    return [hybrid, *(score(q, c, RANKERS[c](store, q.q, embedder)) for c in CONFIGS if c != "hybrid")]
+
+
+def print_misses(scored: list[Scored]) -> None:
+    for s in scored:
+        kind = s.question.kind
+        if s.config not in ("hybrid", "graph"):
+            continue
+        if kind == "absent":
+            if s.weak is False:
+                print(f"MISS {s.question.id} [absent] not flagged weak {s.question.q!r}\n"
+                      f"     got:  {[q for _, q in s.ranked[:5]]}")
+            continue
+        if kind == "file":
+            if (s.ndcg or 0.0) < 0.8:
+                print(f"MISS {s.question.id} [file] NDCG@10={s.ndcg:.2f} {s.question.q!r}\n"
+                      f"     gold: {[(g.path, g.grade) for g in s.question.gold]}\n"
+                      f"     got:  {[f for f, _ in s.ranked[:5]]}")
+            continue
+        if s.recall[5] < 1.0 or (kind == "graph" and s.recall[10] < 1.0):
+            gold = ", ".join(g.symbol for g in s.question.gold)
+            print(f"MISS {s.question.id} [{kind}] first={s.first} {s.question.q!r}\n"
+                  f"     gold: {gold}\n     got:  {[q for _, q in s.ranked[:5]]}")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.run", description=__doc__.split("\n")[0])
     parser.add_argument("--project", action="append", help="only this project (repeatable)")
-    parser.add_argument("--kind", action="append", choices=KINDS, help="only this kind (repeatable)")
+    parser.add_argument("--kind", action="append", choices=ALL_KINDS, help="only this kind (repeatable)")
     parser.add_argument("--set", dest="settings", action="append", default=[], metavar="MODULE.NAME=VALUE",
                         help="override a ranking constant, e.g. search.FUSION=rrf; query_instruction=TEXT")
     parser.add_argument("--note", default="", help="what this run tries (recorded)")
@@ -560,6 +962,9 @@ def main(argv: list[str] | None = None) -> int:
     from hookgraph.store import Store
 
     specs = json.loads((EVAL_DIR / "projects.json").read_text())["projects"]
+    bad = [p for spec in specs for p in spec_problems(spec)]
+    if bad:
+        raise SystemExit("eval/projects.json: " + "; ".join(bad))
     if args.project:
         unknown = set(args.project) - {s["name"] for s in specs}
         if unknown:
@@ -574,22 +979,19 @@ def main(argv: list[str] | None = None) -> int:
     problems: list[str] = []
     for spec in specs:
         index = index_project(spec, embedder)
-        questions = load_questions(spec["name"])
+        held_out = bool(spec.get("held_out", False))
+        questions = load_questions(spec["name"], held_out)
         if args.kind:
             questions = [q for q in questions if q.kind in args.kind]
         with Store(index) as store:  # read-write: a newer schema migrates the cached copy
             if args.fill:
                 problems += [f"{spec['name']} {p}" for p in fill_lines(spec["name"], store)]
-                questions = load_questions(spec["name"])
-            problems += [f"{spec['name']} {p}" for p in check_questions(questions, store)]
+                questions = load_questions(spec["name"], held_out)
+            problems += [f"{spec['name']} {p}" for p in check_questions(questions, store, prepare_repo(spec))]
             if args.check or args.fill:  # --fill edits question files: no ranking run on a half-written set
                 continue
             for q in questions:
-                if q.kind in GRAPH_KINDS:
-                    scored.append(score(q, "graph", rank_graph(store, q)))
-                    continue
-                for config in ("hybrid",) if args.hybrid_only else CONFIGS:
-                    scored.append(score(q, config, RANKERS[config](store, q.q, embedder)))
+                scored += ask(q, store, embedder, args.hybrid_only)
     embedder.commit()
     elapsed = time.perf_counter() - started
     for p in problems:
@@ -605,20 +1007,21 @@ def main(argv: list[str] | None = None) -> int:
         return 1 if problems else 0
 
     if args.misses:
-        for s in scored:
-            if s.config in ("hybrid", "graph") and s.recall[5] < 1.0:
-                gold = ", ".join(g.symbol for g in s.question.gold)
-                print(f"MISS {s.question.id} [{s.question.kind}] first={s.first} {s.question.q!r}\n"
-                      f"     gold: {gold}\n     got:  {[q for _, q in s.ranked[:5]]}")
+        print_misses(scored)
     if args.dump:
         args.dump.write_text(json.dumps([
-            {"id": s.question.id, "config": s.config, "first": s.first, "ranked": s.ranked[:10]} for s in scored
+            {"id": s.question.id, "config": s.config, "first": s.first, "ranked": s.ranked[:10],
+             "ndcg": s.ndcg, "weak": s.weak} for s in scored
         ], indent=1))
 
+    old = [s for s in scored if s.question.kind in KINDS]  # issue 5's tables: their kinds only, as before
     n_questions = len({s.question.id for s in scored})
     out = [f"{n_questions} questions, {len(specs)} projects, {elapsed:.1f}s", "",
-           "By kind:", "", *table(scored, "kind"), "", "By project:", "", *table(scored, "project"), "",
-           "Acceptance:", "", *headline(scored)]
+           "By kind:", "", *table(old, "kind"), "", "By project:", "", *table(old, "project"), "",
+           "Acceptance:", "", *headline(old), "",
+           f"Issue 15 kinds (hybrid; file questions ranked by {files_source()}; weak verdict from "
+           f"hookgraph.search.{MATCH_VERDICT}, n/a while it does not exist):", "", *kinds_table(scored), "",
+           "Acceptance (issue 15), held-out projects apart:", "", *acceptance_table(scored)]
     print("\n".join(out))
     if problems:
         print(f"\n{len(problems)} problem(s) with the question set (see stderr)")
