@@ -131,6 +131,18 @@ def _end_row(node) -> int:
     return row
 
 
+def _last_row(node, data: bytes, starts: list[int]) -> int:
+    """0-based row of a node's last character that is not blank: indentation-based
+    grammars (Scala 3's indented blocks) end a block inside the next line's indent."""
+    row = _end_row(node)
+    first = node.start_point[0]
+    end = node.end_byte
+    while first < row < len(starts) and not data[starts[row]:end].strip():
+        end = starts[row]
+        row -= 1
+    return row
+
+
 def _decode(data: bytes, start: int, end: int) -> str:
     return data[start:end].decode("utf-8", "replace")
 
@@ -234,20 +246,21 @@ def _reference_text(data: bytes, ref, name) -> str:
 
 
 def _empty_parens(text: str) -> str:
-    """``a.b(x, y).c`` -> ``a.b().c``: argument lists say nothing about the callee."""
-    if "(" not in text:
+    """``a.b(x, y).c`` -> ``a.b().c``, ``xs.filter { it > 0 }.map`` -> ``xs.filter {}.map``:
+    argument lists and trailing lambdas say nothing about the callee."""
+    if "(" not in text and "{" not in text:
         return text
     out = []
     depth = 0
     for ch in text:
-        if ch == "(":
+        if ch == "(" or ch == "{":
             if depth == 0:
-                out.append("(")
+                out.append(ch)
             depth += 1
-        elif ch == ")" and depth:
+        elif (ch == ")" or ch == "}") and depth:
             depth -= 1
             if depth == 0:
-                out.append(")")
+                out.append(ch)
         elif depth == 0:
             out.append(ch)
     return "".join(out)
@@ -330,6 +343,18 @@ class _Item:
         self.node = node
         self.ref = ref
         self.module = module
+
+
+class _Span:
+    """A name written as several nodes (Scala's ``import scala.collection.mutable``
+    path is one identifier per segment), from the first node to the last."""
+
+    __slots__ = ("start_byte", "end_byte", "start_point")
+
+    def __init__(self, first, last):
+        self.start_byte = first.start_byte
+        self.end_byte = last.end_byte
+        self.start_point = first.start_point
 
 
 def _climb_wrappers(node, wrappers: frozenset[str]):
@@ -415,10 +440,12 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                 container_name = nodes[0]
             elif role == "refname":
                 refnames, ref_kind = nodes, kind
+                if len(nodes) > 1 and kind == "import":  # one dotted path written as several nodes
+                    refnames = [_Span(nodes[0], nodes[-1])]
             elif role == "ref":
                 ref_node = nodes[0]
             elif role == "refmodule":
-                module_node = nodes[0]
+                module_node = nodes[0] if len(nodes) == 1 else _Span(nodes[0], nodes[-1])
             elif role == "comment":
                 for node in nodes:
                     comments[node.start_byte] = node
@@ -528,6 +555,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
 
     # ---- units
     comment_starts = sorted(comments)
+    comment_ends: dict[int, object] | None = None  # built on first need
     used_comments: set[int] = set()
     units: list[CodeUnit] = []
     quals = {qual for _s, qual in kept}
@@ -535,10 +563,12 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     top_names: list[str] = []
     for s, qual in kept:
         start_line = s.node.start_point[0] + 1
-        end_line = _end_row(s.node) + 1
+        end_line = _last_row(s.node, data, lines.starts) + 1
         doc = s.doc
         if doc is None:
-            block = _leading_comments(s.node, comments, annotations, data)
+            if comment_ends is None:
+                comment_ends = {c.end_byte: c for c in comments.values()}
+            block = _leading_comments(s.node, comments, annotations, data, comment_ends)
             if block:
                 used_comments.update(c.start_byte for c in block)
                 doc = _tidy_doc("\n".join(_clean_comment(_decode(data, c.start_byte, c.end_byte), spec) for c in block))
@@ -608,6 +638,8 @@ def _signature(data: bytes, s: _Scope, comment_starts: list[int]) -> str:
     text = _CLOSE_WS.sub(r"\1", text)
     text = _TRAILING_COMMA.sub(r"\1", text)
     text = text.rstrip(" :{;").rstrip()
+    if text.endswith(" ="):  # def f(x: Int): Int = / f x y = (the body follows the "=")
+        text = text[:-2].rstrip()
     return _cap(text, SIGNATURE_MAX)
 
 
@@ -617,7 +649,9 @@ def _starts_line(node, data: bytes) -> bool:
     return not data[node.start_byte - col: node.start_byte].strip()
 
 
-def _leading_comments(node, comments: dict[int, object], annotations: set[int], data: bytes) -> list:
+def _leading_comments(
+    node, comments: dict[int, object], annotations: set[int], data: bytes, comment_ends: dict[int, object] | None = None
+) -> list:
     """The contiguous whole-line comment block directly above a definition."""
     expected = node.start_point[0] - 1
     found: list = []
@@ -641,7 +675,43 @@ def _leading_comments(node, comments: dict[int, object], annotations: set[int], 
             break
         expected = sib.start_point[0] - 1
         sib = sib.prev_named_sibling
+    if not found and comment_ends:
+        found = _comments_ending_above(node, comment_ends, data)
     found.reverse()
+    return found
+
+
+_BLANK_BYTES = frozenset(b" \t\r\n")
+
+
+def _comments_ending_above(node, comment_ends: dict[int, object], data: bytes) -> list:
+    """Whole-line comments right above ``node`` that are not its siblings, nearest first.
+
+    Some grammars hang the comment before a definition on the end of the
+    previous node (Kotlin's import list keeps the class's KDoc). Only a comment
+    no deeper indented than the definition counts, so a comment that closes an
+    indented block above is not taken for the next definition's doc.
+    """
+    found: list = []
+    column = node.start_point[1]
+    expected = node.start_point[0] - 1
+    pos = node.start_byte - column
+    while expected >= 0:
+        end = pos
+        while end > 0 and data[end - 1] in _BLANK_BYTES:
+            end -= 1
+        # a comment node may or may not include its line's newline
+        comment = comment_ends.get(end) or comment_ends.get(end + 1)
+        if (
+            comment is None
+            or _end_row(comment) != expected
+            or comment.start_point[1] > column
+            or not _starts_line(comment, data)
+        ):
+            break
+        found.append(comment)
+        expected = comment.start_point[0] - 1
+        pos = comment.start_byte - comment.start_point[1]
     return found
 
 

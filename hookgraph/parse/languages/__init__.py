@@ -99,6 +99,10 @@ Edge kinds: ``reference.call`` -> ``calls``, ``reference.import`` -> ``imports``
 ``@name.reference.import`` (+ optional ``@module.reference.import``)
     an imported module or name, as written (quotes stripped); with a module in
     the same match, ``target_full`` is module + ``import_separator`` + name.
+    A name or module captured on several nodes of one match (Scala writes
+    ``scala.collection.mutable`` as one identifier per segment:
+    ``. (identifier) @module.reference.import (identifier) @module.reference.import .``)
+    is the source text from the first to the last.
 ``@name.reference.inherits`` (+ optional ``@reference.inherits``)
     a base class / implemented interface / implemented trait / embedded type;
     ``target_full`` as for calls (``hooks.Hookable``, ``fmt::Display``).
