@@ -18,6 +18,7 @@ import logging
 import os
 import re
 from bisect import bisect_left
+from typing import Any, cast
 
 from .languages import Language, LanguageSpec, language_for_path, load_language
 from .units import CodeUnit, Edge, ParsedFile
@@ -441,7 +442,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             elif role == "refname":
                 refnames, ref_kind = nodes, kind
                 if len(nodes) > 1 and kind == "import":  # one dotted path written as several nodes
-                    refnames = [_Span(nodes[0], nodes[-1])]
+                    refnames = [cast(Any, _Span(nodes[0], nodes[-1]))]
             elif role == "ref":
                 ref_node = nodes[0]
             elif role == "refmodule":
@@ -555,7 +556,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
 
     # ---- units
     comment_starts = sorted(comments)
-    comment_ends: dict[int, object] | None = None  # built on first need
+    comment_ends: dict[int, Any] | None = None  # built on first need
     used_comments: set[int] = set()
     units: list[CodeUnit] = []
     quals = {qual for _s, qual in kept}
@@ -567,7 +568,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         doc = s.doc
         if doc is None:
             if comment_ends is None:
-                comment_ends = {c.end_byte: c for c in comments.values()}
+                comment_ends = {c.end_byte: c for c in _nodes(comments.values())}
             block = _leading_comments(s.node, comments, annotations, data, comment_ends)
             if block:
                 used_comments.update(c.start_byte for c in block)
@@ -650,7 +651,7 @@ def _starts_line(node, data: bytes) -> bool:
 
 
 def _leading_comments(
-    node, comments: dict[int, object], annotations: set[int], data: bytes, comment_ends: dict[int, object] | None = None
+    node, comments: dict[int, object], annotations: set[int], data: bytes, comment_ends: dict[int, Any] | None = None
 ) -> list:
     """The contiguous whole-line comment block directly above a definition."""
     expected = node.start_point[0] - 1
@@ -684,7 +685,12 @@ def _leading_comments(
 _BLANK_BYTES = frozenset(b" \t\r\n")
 
 
-def _comments_ending_above(node, comment_ends: dict[int, object], data: bytes) -> list:
+def _nodes(values) -> list[Any]:
+    """Syntax nodes kept in an ``object``-typed map, as nodes."""
+    return list(values)
+
+
+def _comments_ending_above(node, comment_ends: dict[int, Any], data: bytes) -> list:
     """Whole-line comments right above ``node`` that are not its siblings, nearest first.
 
     Some grammars hang the comment before a definition on the end of the
