@@ -132,6 +132,16 @@ def _end_row(node) -> int:
     return row
 
 
+def _comment_end_row(node, data: bytes) -> int:
+    """0-based last row of a comment; one that swallows the next line's indent
+    (Zig's ``///`` doc comments) ends on the row before."""
+    end = node.end_point
+    row = end[0]
+    if row > node.start_point[0] and not data[node.end_byte - end[1]: node.end_byte].strip():
+        row -= 1
+    return row
+
+
 def _last_row(node, data: bytes, starts: list[int]) -> int:
     """0-based row of a node's last character that is not blank: indentation-based
     grammars (Scala 3's indented blocks) end a block inside the next line's indent."""
@@ -235,8 +245,9 @@ def _strip_quotes(text: str) -> str:
 
 
 def _reference_text(data: bytes, ref, name) -> str:
-    """``target_full``: from the start of the reference node to the end of the name."""
-    if ref is None or not (ref.start_byte <= name.start_byte and name.end_byte <= ref.end_byte):
+    """``target_full``: from the start of the reference node (which contains the
+    name, or is its receiver just before it) to the end of the name."""
+    if ref is None or ref.start_byte > name.start_byte:
         start, end = name.start_byte, name.end_byte
     else:
         start, end = ref.start_byte, name.end_byte
@@ -313,13 +324,16 @@ class _Scope:
 
     __slots__ = (
         "node", "start", "end", "kind", "name", "name_node", "body", "scope_name",
-        "is_container", "swallowed", "qual", "unit", "parent", "doc", "is_unit",
+        "is_container", "swallowed", "qual", "unit", "parent", "doc", "is_unit", "last", "pattern",
     )
 
-    def __init__(self, node, kind, name_node, body, scope_name, is_container):
+    def __init__(self, node, kind, name_node, body, scope_name, is_container, last=None):
         self.node = node
+        #: the definition's last node: itself, or a sibling it was captured with
+        #: (Dart's method_signature + function_body)
+        self.last = last if last is not None else node
         self.start = node.start_byte
-        self.end = node.end_byte
+        self.end = self.last.end_byte
         self.kind = kind
         self.name_node = name_node
         self.name = ""
@@ -332,6 +346,7 @@ class _Scope:
         self.parent: str | None = None
         self.doc: str | None = None
         self.is_unit = False
+        self.pattern = 0  # index of the query pattern that gave the kind
 
 
 class _Item:
@@ -418,8 +433,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     annotations: set[int] = set()
     wrappers = spec.wrappers
 
-    for _pattern, caps in QueryCursor(language.query).matches(root):
-        def_node = name_node = body = scope_node = container = container_name = None
+    for pattern, caps in QueryCursor(language.query).matches(root):
+        def_node = def_last = name_node = body = scope_node = container = container_name = None
         def_kind = None
         refnames = None
         ref_node = module_node = None
@@ -428,6 +443,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             role, kind = _role(capture)
             if role == "def":
                 def_node, def_kind = nodes[0], kind
+                if len(nodes) > 1:  # one definition written as sibling nodes
+                    def_last = nodes[-1]
             elif role == "defname":
                 name_node = nodes[0]
                 def_kind = def_kind or kind
@@ -462,10 +479,18 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             scope_name = _decode(data, scope_node.start_byte, scope_node.end_byte) if scope_node is not None else None
             known = defs.get(key)
             if known is None:
-                defs[key] = _Scope(outer, def_kind, name_node, body, scope_name, False)
+                known = defs[key] = _Scope(outer, def_kind, name_node, body, scope_name, False, def_last)
+                known.pattern = pattern
             else:
-                if outer.end_byte - outer.start_byte > known.end - known.start:
-                    known.node, known.start, known.end, known.kind = outer, outer.start_byte, outer.end_byte, def_kind
+                last = def_last if def_last is not None else outer
+                size = last.end_byte - outer.start_byte
+                if size > known.end - known.start:
+                    known.node, known.start, known.kind = outer, outer.start_byte, def_kind
+                    known.last, known.end, known.pattern = last, last.end_byte, pattern
+                elif size == known.end - known.start and pattern < known.pattern:
+                    # the same node matched twice: the earlier pattern (the more
+                    # specific one, by the query files' convention) names the kind
+                    known.kind, known.pattern = def_kind, pattern
                 if known.body is None:
                     known.body = body
                 if known.scope_name is None:
@@ -514,6 +539,9 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         s.unit = s.qual
         s.is_unit = True
         kept.append((s, s.qual))
+
+    if spec.join_clauses:
+        kept = _join_clauses(kept)
 
     # ---- references and docstrings: attribute each to its innermost scope
     items.sort(key=lambda it: it.start)
@@ -564,7 +592,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     top_names: list[str] = []
     for s, qual in kept:
         start_line = s.node.start_point[0] + 1
-        end_line = _last_row(s.node, data, lines.starts) + 1
+        end_line = _last_row(s.last, data, lines.starts) + 1
         doc = s.doc
         if doc is None:
             if comment_ends is None:
@@ -623,6 +651,27 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     )
 
 
+def _join_clauses(kept: list[tuple[_Scope, str]]) -> list[tuple[_Scope, str]]:
+    """Adjacent definitions of one name (a type signature and its equations) as one.
+
+    The first clause keeps its node (so its leading comment is the doc) and
+    grows to the end of the last; a clause without a body (a type signature)
+    ends its signature where the next clause starts. References inside any
+    clause already go to the shared qualname.
+    """
+    out: list[tuple[_Scope, str]] = []
+    for s, qual in kept:
+        if out:
+            first, first_qual = out[-1]
+            if first_qual == qual and first.kind == s.kind and first.end <= s.start:
+                if first.body is None:
+                    first.body = s.node
+                first.last, first.end = s.last, s.end
+                continue
+        out.append((s, qual))
+    return out
+
+
 def _signature(data: bytes, s: _Scope, comment_starts: list[int]) -> str:
     """Definition header: from the start of the name's line up to the body."""
     name = s.name_node
@@ -666,7 +715,7 @@ def _leading_comments(
     while sib is not None and expected >= 0:
         key = sib.start_byte
         if key in comments:
-            if _end_row(sib) != expected or not _starts_line(sib, data):
+            if _comment_end_row(sib, data) != expected or not _starts_line(sib, data):
                 break
             found.append(sib)
         elif key in annotations:
@@ -710,7 +759,7 @@ def _comments_ending_above(node, comment_ends: dict[int, Any], data: bytes) -> l
         comment = comment_ends.get(end) or comment_ends.get(end + 1)
         if (
             comment is None
-            or _end_row(comment) != expected
+            or _comment_end_row(comment, data) != expected
             or comment.start_point[1] > column
             or not _starts_line(comment, data)
         ):
@@ -738,7 +787,7 @@ def _file_comment(root, comments, used_comments: set[int], spec: LanguageSpec, d
             blocks.append(current)
             current = []
         current.append(child)
-        last_row = _end_row(child)
+        last_row = _comment_end_row(child, data)
         child = child.next_named_sibling
     if current:
         blocks.append(current)

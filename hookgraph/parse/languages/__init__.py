@@ -29,6 +29,11 @@ Each key is a hookgraph language id; its object has:
 ``import_separator``
     joins ``@module.reference.import`` and ``@name.reference.import`` into an
     import edge's ``target_full`` (``requests.adapters`` + ``.`` + ``HTTPAdapter``).
+``join_clauses``
+    ``true`` when a definition is written as several adjacent top-level nodes
+    of one name (Haskell's type signature and equations ``f 0 = ..; f n = ..``):
+    they become one unit, from the first to the last, whose signature is the
+    first one's.
 ``sections``
     for documents: the heading syntax (``markdown-headings``: ATX and setext;
     ``rst-titles``: reST underlined/overlined titles) used to split the file into
@@ -46,11 +51,14 @@ Definitions (units)
 ``@definition.<kind>``
     the whole definition node; ``<kind>`` is a unit kind: ``function``,
     ``method``, ``class``, ``interface``, ``struct``, ``enum``, ``trait``,
-    ``module``.
+    ``module``. Captured on two sibling nodes of one match (Dart writes a
+    method as ``method_signature`` followed by ``function_body``), the
+    definition runs from the first to the last.
 ``@name.definition.<kind>``
     its name (required, same match). Several patterns may match one name node
     (e.g. with and without a body); they are merged and the largest definition
-    node wins.
+    node wins; between equal ones, the pattern written first in the query
+    names the kind (so specific patterns go before general ones).
 ``@body``
     optional, same match: the body. The signature is the text from the start of
     the name's line up to the body (or the whole definition when absent),
@@ -94,8 +102,9 @@ Edge kinds: ``reference.call`` -> ``calls``, ``reference.import`` -> ``imports``
 
 ``@name.reference.call`` (+ optional ``@reference.call``)
     the called name's last identifier; ``target_full`` is the text from the
-    start of ``@reference.call`` to the end of the name (``self.adapter.send``),
-    with argument lists emptied (``Object.keys().map``).
+    start of ``@reference.call`` (a node containing the name, or the receiver
+    just before it) to the end of the name (``self.adapter.send``), with
+    argument lists and trailing lambdas emptied (``Object.keys().map``).
 ``@name.reference.import`` (+ optional ``@module.reference.import``)
     an imported module or name, as written (quotes stripped); with a module in
     the same match, ``target_full`` is module + ``import_separator`` + name.
@@ -149,6 +158,7 @@ class LanguageSpec:
     block_comments: tuple[tuple[str, str], ...] = ()
     wrappers: frozenset[str] = frozenset()
     import_separator: str = "."
+    join_clauses: bool = False
     sections: str | None = None
 
 
@@ -179,6 +189,7 @@ def _load_registry() -> dict[str, LanguageSpec]:
             ),
             wrappers=frozenset(entry.get("wrappers", ())),
             import_separator=entry.get("import_separator", "."),
+            join_clauses=bool(entry.get("join_clauses", False)),
             sections=entry.get("sections"),
         )
     return out

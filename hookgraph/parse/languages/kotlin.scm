@@ -1,8 +1,8 @@
 ; hookgraph query for Kotlin. Capture convention: hookgraph/parse/languages/__init__.py
 ;
 ; The grammar has one class_declaration for classes, interfaces and enum classes
-; (told apart by their keyword). Matches of one node come in pattern order and the
-; first kind found wins, so the specific patterns (interface, enum) come first.
+; (told apart by their keyword). When several patterns match one node the first
+; pattern names the kind, so the specific ones (interface, enum) come first.
 
 ; ---------------------------------------------------------------- definitions
 
