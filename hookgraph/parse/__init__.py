@@ -66,6 +66,8 @@ def parse_bytes(path: str, data: bytes, lang: str) -> ParsedFile:
     try:
         if language.spec.sections:
             return _parse_document(path, data, language.spec, language.spec.sections)
+        if language.spec.blocks is not None:
+            return _parse_blocks(path, data, language)
         return _parse_code(path, data, language)
     except Exception:  # a hook must never die on one odd file
         log.warning("hookgraph: could not parse %s; indexing it as a bare file", path, exc_info=True)
@@ -307,6 +309,10 @@ def _role(capture: str) -> tuple[str, str | None]:
         role = ("containername", None)
     elif capture in ("doc", "comment", "annotation"):
         role = (capture, None)
+    elif capture == "block.tag":
+        role = ("blocktag", None)
+    elif capture == "block.code":
+        role = ("blockcode", None)
     elif parts[:2] == ["name", "reference"] and len(parts) == 3:
         role = ("refname", parts[2])
     elif parts[0] == "reference" and len(parts) == 2:
@@ -416,10 +422,13 @@ def _innermost(scopes: list[_Scope], items: list[_Item]):
 # --------------------------------------------------------------------------- code
 
 
-def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
+def _parse_code(path: str, data: bytes, language: Language, label: str | None = None) -> ParsedFile:
+    """Units and edges of one file in one language; ``label`` is the language id
+    the units carry when it is not the parser's (a Vue file's TypeScript block)."""
     from tree_sitter import QueryCursor
 
     spec = language.spec
+    lang_id = label or spec.id
     if language.query is None:  # a languages.json entry with a grammar but no query file
         raise ValueError(f"language {spec.id!r} has no tree-sitter query")
     tree = language.parser.parse(data)
@@ -558,6 +567,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                 scope.doc = text
             continue
         name = item.node
+        if (name.start_byte, name.end_byte) in defs:
+            continue  # the name being defined (a Clojure method's head symbol) refers to nothing
         source = (scope.unit if scope is not None else None) or path
         target = _decode(data, name.start_byte, name.end_byte)
         if item.kind == "import":
@@ -609,7 +620,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                 qualname=qual,
                 start_line=start_line,
                 end_line=end_line,
-                language=spec.id,
+                language=lang_id,
                 signature=_signature(data, s, comment_starts),
                 docstring=doc or "",
                 text=lines.text(start_line, end_line),
@@ -636,7 +647,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         qualname=path,
         start_line=1,
         end_line=lines.count,
-        language=spec.id,
+        language=lang_id,
         signature="",
         docstring=file_doc,
         text=fingerprint,
@@ -644,11 +655,90 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     )
     return ParsedFile(
         path=path,
-        language=spec.id,
+        language=lang_id,
         units=[file_unit] + units,
         edges=contains + edges,
         had_errors=bool(root.has_error),
     )
+
+
+# --------------------------------------------------------------------------- embedded blocks
+#
+# Vue and Svelte components hold their code in <script> elements. The host
+# grammar finds the blocks; each is parsed as its own language in a copy of the
+# file where every byte outside the block is blank (newlines kept), so units,
+# lines and byte offsets are the whole file's without any re-mapping.
+
+
+_BLANK = bytes(b if b == 0x0A else 0x20 for b in range(256))
+_ATTRIBUTE_RE: dict[str, re.Pattern[str]] = {}
+
+
+def _attribute(tag: str, name: str) -> str | None:
+    """The value of attribute ``name`` in a start tag (``<script setup lang="ts">``)."""
+    pattern = _ATTRIBUTE_RE.get(name)
+    if pattern is None:
+        pattern = _ATTRIBUTE_RE[name] = re.compile(
+            rf"""[\s<]{re.escape(name)}\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>/]+))""", re.IGNORECASE
+        )
+    m = pattern.search(tag)
+    if m is None:
+        return None
+    return next(g for g in m.groups() if g is not None)
+
+
+def _parse_blocks(path: str, data: bytes, language: Language) -> ParsedFile:
+    from tree_sitter import QueryCursor
+
+    spec = language.spec
+    blocks = spec.blocks
+    assert blocks is not None
+    if language.query is None:
+        raise ValueError(f"language {spec.id!r} has no tree-sitter query for its blocks")
+    root = language.parser.parse(data).root_node
+    found: list[tuple[int, int, str]] = []
+    for _pattern, caps in QueryCursor(language.query).matches(root):
+        tag = code = None
+        for capture, nodes in caps.items():
+            role, _kind = _role(capture)
+            if role == "blocktag":
+                tag = nodes[0]
+            elif role == "blockcode":
+                code = nodes[0]
+        if code is None:
+            continue
+        value = _attribute(_decode(data, tag.start_byte, tag.end_byte), blocks.attribute) if tag is not None else None
+        block_lang = blocks.language_of(value)
+        if block_lang is not None:
+            found.append((code.start_byte, code.end_byte, block_lang))
+    found.sort()
+
+    units: list[CodeUnit] = []
+    edges: list[Edge] = []
+    file_doc = ""
+    had_errors = bool(root.has_error)
+    blank = data.translate(_BLANK) if found else data
+    for start, end, block_lang in found:
+        masked = blank[:start] + data[start:end] + blank[end:]
+        parsed = _parse_code(path, masked, load_language(block_lang), label=spec.id)
+        units.extend(parsed.units[1:])
+        edges.extend(parsed.edges)
+        file_doc = file_doc or parsed.units[0].docstring
+        had_errors = had_errors or parsed.had_errors
+    top_names = [e.target for e in edges if e.kind == "contains" and e.source == path]
+    file_unit = CodeUnit(
+        path=path,
+        kind="file",
+        name=_basename(path),
+        qualname=path,
+        start_line=1,
+        end_line=_LineIndex(data).count,
+        language=spec.id,
+        docstring=file_doc,
+        text=_fingerprint(path, "defines", top_names, file_doc),
+        parent=None,
+    )
+    return ParsedFile(path=path, language=spec.id, units=[file_unit] + units, edges=edges, had_errors=had_errors)
 
 
 def _join_clauses(kept: list[tuple[_Scope, str]]) -> list[tuple[_Scope, str]]:

@@ -34,6 +34,15 @@ Each key is a hookgraph language id; its object has:
     of one name (Haskell's type signature and equations ``f 0 = ..; f n = ..``):
     they become one unit, from the first to the last, whose signature is the
     first one's.
+``blocks``
+    for files that embed code in elements (Vue and Svelte single-file
+    components): ``{"attribute": "lang", "default": "javascript",
+    "languages": {"ts": "typescript", ...}}``. The language's query finds the
+    blocks (``@block.tag``: the element's start tag, ``@block.code``: its
+    code); each block is parsed as the registry language its ``attribute``
+    names (``<script lang="ts">``), or ``default`` without one, with the rest
+    of the file blanked so lines and byte offsets stay the whole file's. A
+    block in a language not listed (``lang="coffee"``) is skipped.
 ``sections``
     for documents: the heading syntax (``markdown-headings``: ATX and setext;
     ``rst-titles``: reST underlined/overlined titles) used to split the file into
@@ -116,6 +125,11 @@ Edge kinds: ``reference.call`` -> ``calls``, ``reference.import`` -> ``imports``
     a base class / implemented interface / implemented trait / embedded type;
     ``target_full`` as for calls (``hooks.Hookable``, ``fmt::Display``).
 
+Embedded blocks (``blocks`` languages only)
+
+``@block.tag`` + ``@block.code``
+    an element's start tag (its attributes name the language) and the code in it.
+
 Captures whose name starts with ``_`` are helpers for predicates and ignored.
 """
 
@@ -135,6 +149,7 @@ if TYPE_CHECKING:  # tree-sitter is imported when a language is loaded
 
 __all__ = [
     "REGISTRY",
+    "Blocks",
     "LanguageSpec",
     "Language",
     "language_for_path",
@@ -143,6 +158,29 @@ __all__ = [
 ]
 
 _HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """How a file embeds code blocks (``blocks`` in ``languages.json``)."""
+
+    #: the start-tag attribute naming a block's language (``lang``)
+    attribute: str = "lang"
+    #: the registry language of a block without that attribute
+    default: str | None = None
+    #: attribute value (lower case) -> registry language id
+    languages: tuple[tuple[str, str], ...] = ()
+
+    def language_of(self, value: str | None) -> str | None:
+        """The registry language for an attribute value (``None``: absent), or
+        ``None`` when the block is in a language we do not parse."""
+        if value is None:
+            return self.default
+        value = value.strip().lower()
+        for name, lang in self.languages:
+            if name == value:
+                return lang
+        return None
 
 
 @dataclass(frozen=True)
@@ -159,6 +197,7 @@ class LanguageSpec:
     wrappers: frozenset[str] = frozenset()
     import_separator: str = "."
     join_clauses: bool = False
+    blocks: Blocks | None = None
     sections: str | None = None
 
 
@@ -168,6 +207,13 @@ def _as_tuple(value) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     return tuple(value)
+
+
+def _blocks(entry) -> Blocks | None:
+    if not entry:
+        return None
+    languages = tuple((str(k).lower(), str(v)) for k, v in entry.get("languages", {}).items())
+    return Blocks(attribute=entry.get("attribute", "lang"), default=entry.get("default"), languages=languages)
 
 
 def _load_registry() -> dict[str, LanguageSpec]:
@@ -190,6 +236,7 @@ def _load_registry() -> dict[str, LanguageSpec]:
             wrappers=frozenset(entry.get("wrappers", ())),
             import_separator=entry.get("import_separator", "."),
             join_clauses=bool(entry.get("join_clauses", False)),
+            blocks=_blocks(entry.get("blocks")),
             sections=entry.get("sections"),
         )
     return out
