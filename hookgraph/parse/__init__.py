@@ -148,8 +148,10 @@ def _last_row(node, data: bytes, starts: list[int]) -> int:
     """0-based row of a node's last character that is not blank: indentation-based
     grammars (Scala 3's indented blocks) end a block inside the next line's indent."""
     row = _end_row(node)
-    first = node.start_point[0]
     end = node.end_byte
+    if end and data[end - 1] not in _BLANK_BYTES:  # the usual case: the node ends on a token
+        return row
+    first = node.start_point[0]
     while first < row < len(starts) and not data[starts[row]:end].strip():
         end = starts[row]
         row -= 1
@@ -557,6 +559,7 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     file_doc: str | None = None
     edges: list[Edge] = []
     seen_edges: set[tuple] = set()
+    def_starts = {start for start, _end in defs}
     for item, scope in _innermost(scopes, items):
         if item.role == "doc":
             text = _clean_string_doc(_decode(data, item.node.start_byte, item.node.end_byte))
@@ -566,9 +569,9 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
             elif scope.is_unit and scope.doc is None:
                 scope.doc = text
             continue
-        name = item.node
-        if (name.start_byte, name.end_byte) in defs:
+        if item.start in def_starts:
             continue  # the name being defined (a Clojure method's head symbol) refers to nothing
+        name = item.node
         source = (scope.unit if scope is not None else None) or path
         target = _decode(data, name.start_byte, name.end_byte)
         if item.kind == "import":
