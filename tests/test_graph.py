@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 
 from hookgraph.search import graph
 from hookgraph.store import Store, db_path
-from tests.conftest import make_repo
+from tests.conftest import make_repo, run_cli
 
 POOL = '''"""A pool of connections."""
 
@@ -158,3 +159,40 @@ def test_a_variable_named_after_a_class_calls_that_class(calls_repo: Path) -> No
     assert by_line[18] == {"Response.read"}
     assert by_line[19] == {"Request.read", "Response.read", "ResponseCache.read"}
     assert by_line[20] == {"Request.read"}
+
+
+def test_a_symbol_is_found_in_its_own_spelling_and_dotted(tmp_path) -> None:
+    """Rust qualifies with ``::``: callers/callees and ``ask`` take ``Cache::insert`` and ``Cache.insert``."""
+
+    repo = make_repo(tmp_path / "r", {"src/lib.rs": RUST_CACHE})
+    run_cli(repo, "index", check=True)
+    for spelling in ("Cache::insert", "Cache.insert"):
+        out = run_cli(repo, "callees", spelling, "--json", check=True)
+        assert {link["symbol"] for link in json.loads(out.stdout)} >= {"Cache::evict"}, spelling
+        out = run_cli(repo, "callers", spelling, "--json", check=True)
+        assert [link["symbol"] for link in json.loads(out.stdout)] == ["Cache::put_all"], spelling
+        out = run_cli(repo, "ask", spelling, "--json", check=True)
+        assert json.loads(out.stdout)["results"][0]["symbol"] == "Cache::insert", spelling
+    out = run_cli(repo, "ask", "Cache#evict", "--json", check=True)  # Ruby's way of writing it is understood too
+    assert json.loads(out.stdout)["results"][0]["symbol"] == "Cache::evict"
+
+
+RUST_CACHE = """pub struct Cache { items: Vec<u32> }
+
+impl Cache {
+    pub fn insert(&mut self, v: u32) {
+        self.evict();
+        self.items.push(v);
+    }
+
+    fn evict(&mut self) {
+        self.items.clear();
+    }
+
+    pub fn put_all(&mut self, vs: &[u32]) {
+        for v in vs {
+            self.insert(*v);
+        }
+    }
+}
+"""

@@ -504,14 +504,14 @@ impl<T> From<T> for crate::value::Value {
 """
     pf = parse_file("src/de.rs", src)
     assert units_of(pf) == {
-        ("method", "Deserializer.deserialize_any", 2, 2),
-        ("method", "str.matches", 5, 5),
-        ("method", "Value.from", 8, 8),
+        ("method", "Deserializer::deserialize_any", 2, 2),
+        ("method", "str::matches", 5, 5),
+        ("method", "Value::from", 8, 8),
     }
     edges = {(e.kind, e.source, e.target, e.target_full) for e in pf.edges}
     assert ("inherits", "Deserializer", "Deserializer", "de::Deserializer") in edges
     assert ("inherits", "str", "Pattern", "Pattern") in edges
     assert ("inherits", "Value", "From", "From") in edges
-    assert ("calls", "Value.from", "convert", "convert") in edges
+    assert ("calls", "Value::from", "convert", "convert") in edges
     # the impl's type is not a unit of this file: its methods hang off the file
-    assert ("contains", "src/de.rs", "Value.from", "Value.from") in edges
+    assert ("contains", "src/de.rs", "Value::from", "Value::from") in edges

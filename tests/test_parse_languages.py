@@ -723,40 +723,40 @@ def test_rust():
     assert pf.language == "rust" and not pf.had_errors
     assert units_of(pf) == {
         ("trait", "EvictionHook", 8, 15),
-        ("method", "EvictionHook.on_evict", 10, 10),
-        ("method", "EvictionHook.name", 12, 14),
+        ("method", "EvictionHook::on_evict", 10, 10),
+        ("method", "EvictionHook::name", 12, 14),
         ("struct", "LruCache", 19, 23),
         # methods of `impl ... LruCache<K, V>` blocks (not units themselves)
-        ("method", "LruCache.new", 27, 29),
-        ("method", "LruCache.insert", 31, 37),
-        ("method", "LruCache.evict_if_full", 39, 44),
-        ("method", "LruCache.fmt", 48, 50),
+        ("method", "LruCache::new", 27, 29),
+        ("method", "LruCache::insert", 31, 37),
+        ("method", "LruCache::evict_if_full", 39, 44),
+        ("method", "LruCache::fmt", 48, 50),
         ("enum", "Policy", 53, 56),
         ("module", "tests", 59, 68),
-        ("function", "tests.evicts_oldest", 63, 67),
+        ("function", "tests::evicts_oldest", 63, 67),
     }
-    insert = unit(pf, "LruCache.insert")
+    insert = unit(pf, "LruCache::insert")
     assert insert.signature == "pub fn insert(&mut self, key: K, value: V) -> Option<V>"
     assert insert.parent == "LruCache"
-    assert unit(pf, "LruCache.new").docstring == "Create an empty cache holding at most `capacity` entries."
+    assert unit(pf, "LruCache::new").docstring == "Create an empty cache holding at most `capacity` entries."
     # a doc comment above #[derive(...)] still documents the struct
     assert unit(pf, "LruCache").docstring == "A least-recently-used cache."
     assert unit(pf, "EvictionHook").signature == "pub trait EvictionHook<K>: Send + fmt::Debug"
-    assert unit(pf, "EvictionHook.on_evict").signature == "fn on_evict(&self, key: &K)"
+    assert unit(pf, "EvictionHook::on_evict").signature == "fn on_evict(&self, key: &K)"
     assert pf.units[0].docstring == "A bounded LRU cache with pluggable eviction hooks."
 
     assert has_edge(pf, "contains", path, "LruCache")
-    assert has_edge(pf, "contains", "LruCache", "LruCache.fmt")
-    assert has_edge(pf, "contains", "tests", "tests.evicts_oldest")
+    assert has_edge(pf, "contains", "LruCache", "LruCache::fmt")
+    assert has_edge(pf, "contains", "tests", "tests::evicts_oldest")
     assert has_edge(pf, "imports", path, "std::collections::HashMap", line=3)
     assert has_edge(pf, "imports", path, "Display", "std::fmt::Display", line=4)
     assert has_edge(pf, "imports", path, "crate::hooks", line=5)
     assert has_edge(pf, "imports", "tests", "super")
     # the closure `touch` is part of insert
-    assert has_edge(pf, "calls", "LruCache.insert", "retain", "order.retain", line=32)
-    assert has_edge(pf, "calls", "LruCache.insert", "evict_if_full", "self.evict_if_full")
-    assert has_edge(pf, "calls", "LruCache.new", "with_capacity", "HashMap::with_capacity", line=28)
-    assert has_edge(pf, "calls", "tests.evicts_oldest", "new", "LruCache::new")
+    assert has_edge(pf, "calls", "LruCache::insert", "retain", "order.retain", line=32)
+    assert has_edge(pf, "calls", "LruCache::insert", "evict_if_full", "self.evict_if_full")
+    assert has_edge(pf, "calls", "LruCache::new", "with_capacity", "HashMap::with_capacity", line=28)
+    assert has_edge(pf, "calls", "tests::evicts_oldest", "new", "LruCache::new")
     # impl Trait for Type, and supertraits
     assert has_edge(pf, "inherits", "LruCache", "Display", "fmt::Display", line=47)
     assert has_edge(pf, "inherits", "EvictionHook", "Send")

@@ -399,8 +399,8 @@ def _climb_wrappers(node, wrappers: frozenset[str]):
         node = parent
 
 
-def _join(prefix: str | None, name: str) -> str:
-    return f"{prefix}.{name}" if prefix else name
+def _join(prefix: str | None, name: str, separator: str = ".") -> str:
+    return f"{prefix}{separator}{name}" if prefix else name
 
 
 def _innermost(scopes: list[_Scope], items: list[_Item]):
@@ -535,18 +535,18 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
             continue
         prefix = enc.qual if enc is not None else None
         if s.is_container:
-            s.qual = _join(prefix, s.name)
+            s.qual = _join(prefix, s.name, spec.qualname_separator)
             s.unit = s.qual
             continue
         classy = enc is not None and (enc.is_container or enc.kind in CLASS_KINDS)
         parent = prefix
         if s.scope_name:
-            parent = _join(prefix, s.scope_name)
+            parent = _join(prefix, s.scope_name, spec.qualname_separator)
             classy = True
         if s.kind in FUNCTION_KINDS:
             s.kind = "method" if classy else "function"
         s.parent = parent
-        s.qual = _join(parent, s.name)
+        s.qual = _join(parent, s.name, spec.qualname_separator)
         s.unit = s.qual
         s.is_unit = True
         kept.append((s, s.qual))

@@ -35,6 +35,7 @@ from typing import TYPE_CHECKING, Any
 
 from hookgraph.search.graph import resolve_call, resolve_name
 from hookgraph.parse.languages import REGISTRY
+from hookgraph.parse.qualnames import last_part, spellings
 from hookgraph.parse.words import identifier_words
 from hookgraph.store import Store, UnitRow
 
@@ -85,7 +86,7 @@ STOPWORDS = frozenset(
     who why will with you your we our me my code function method class""".split()
 )
 
-_IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w]*(?:[.:]{1,2}[A-Za-z_][\w]*)*$")
+_IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w]*(?:(?:\.|::|\\|#)[A-Za-z_][\w]*)*$")
 
 
 @dataclass
@@ -334,10 +335,11 @@ def _exact_matches(store: Store, query: str) -> list[int]:
     q = query.strip()
     if not looks_like_identifier(q):
         return []
-    dotted = q.replace("::", ".")
-    rows = store.units_where("qualname = ? OR name = ?", (dotted, dotted))
-    if not rows and "." in dotted:
-        rows = store.units_where("name = ?", (dotted.rsplit(".", 1)[1],))
+    names = spellings(q)
+    marks = ",".join("?" * len(names))
+    rows = store.units_where(f"qualname IN ({marks}) OR name IN ({marks})", (*names, *names))
+    if not rows and len(names) > 1:
+        rows = store.units_where("name = ?", (last_part(q),))
     # Prefer code definitions over file units and doc sections of the same name.
     return [r.id for r in rows if r.kind not in ("file", "section")] or [r.id for r in rows]
 

@@ -33,6 +33,7 @@ import re
 from dataclasses import dataclass
 from typing import cast
 
+from hookgraph.parse.qualnames import ends_with, last_part, spellings
 from hookgraph.store import Store, UnitRow
 
 
@@ -52,7 +53,9 @@ class Link:
 
 
 _SIMPLE = re.compile(r"^[A-Za-z_$][\w$]*$")
-_DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:\.[A-Za-z_$][\w$]*)*$")
+_DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|\\)[A-Za-z_$][\w$]*)*$")
+#: How a call's receiver meets the called name: ``a.f``, ``A::f`` (Ruby, C++, Rust), ``a->f`` (C, C++, PHP).
+_CALL_JOINS = (".", "::", "->")
 _SELF = frozenset({"self", "this", "cls"})
 _SCRIPT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "jsx"})
 _FUNCTION_PROTOTYPE = frozenset({"call", "apply", "bind"})
@@ -99,7 +102,11 @@ def resolve_call(
 ) -> list[UnitRow]:
     """Our definitions that the call ``full`` (last name ``target``) made in ``origin`` may run."""
     full = full or target
-    receiver = full[: -len(target) - 1] if full.endswith("." + target) else ""
+    receiver = ""
+    for join in _CALL_JOINS:
+        if full.endswith(join + target):
+            receiver = full[: -len(target) - len(join)]
+            break
     if target in _FUNCTION_PROTOTYPE and _SIMPLE.match(receiver or "-"):
         target, receiver = receiver, ""  # fn.call(thisArg, ...) runs fn
     candidates = _definitions(store, target, cache)
@@ -117,13 +124,13 @@ def resolve_call(
         own_class = origin.parent if origin and origin.kind == "method" else None
         same = [c for c in methods if c.path == here and c.parent == own_class]
         if same and own_class:  # and the overrides of the classes that extend it
-            subclasses = _subclasses(store, own_class.rsplit(".", 1)[-1])
-            same += [c for c in methods if c.parent and c.parent.rsplit(".", 1)[-1] in subclasses]
+            subclasses = _subclasses(store, last_part(own_class))
+            same += [c for c in methods if c.parent and last_part(c.parent) in subclasses]
         return same or [c for c in methods if c.path == here] or methods
     if _DOTTED.match(receiver):
-        last = receiver.rsplit(".", 1)[-1]
+        last = last_part(receiver)
         if last[0].isupper():
-            members = [c for c in candidates if c.parent and (c.parent == last or c.parent.endswith("." + last))]
+            members = [c for c in candidates if c.parent and ends_with(c.parent, last)]
             if members:
                 return members
             homes = {d.path for d in _definitions(store, last, cache)}
@@ -158,7 +165,7 @@ def _methods_of_class_named_like(methods: list[UnitRow], variable: str) -> list[
     wanted = variable.replace("_", "").lower()
     if not wanted:
         return []
-    return [m for m in methods if m.parent and m.parent.rsplit(".", 1)[-1].replace("_", "").lower() == wanted]
+    return [m for m in methods if m.parent and last_part(m.parent).replace("_", "").lower() == wanted]
 
 
 def _subclasses(store: Store, name: str) -> set[str]:
@@ -182,13 +189,14 @@ def _imported_from_outside(store: Store, path: str, name: str) -> bool:
 
 
 def find_symbol(store: Store, symbol: str) -> list[UnitRow]:
-    """Units named by ``symbol``: a qualified name (``Session.request``) or a bare name."""
-    dotted = symbol.strip().replace("::", ".")
-    rows = store.units_where("qualname = ?", (dotted,))
+    """Units named by ``symbol``: a qualified name in any language's spelling
+    (``Session.request``, ``Net::HTTP::get`` or ``Net.HTTP.get``) or a bare name."""
+    names = spellings(symbol)
+    rows = store.units_where(f"qualname IN ({','.join('?' * len(names))})", names)
     if not rows:
-        rows = store.units_where("name = ?", (dotted.rsplit(".", 1)[-1],))
-        if "." in dotted:
-            rows = [r for r in rows if r.qualname.endswith(dotted)] or rows
+        rows = store.units_where("name = ?", (last_part(symbol),))
+        if len(names) > 1:
+            rows = [r for r in rows if ends_with(r.qualname, symbol)] or rows
     rows = [r for r in rows if r.kind not in ("file", "section")]
     if not rows:
         raise SymbolNotFound(f"no function, method or class named {symbol!r} in the index")

@@ -26,6 +26,15 @@ Each key is a hookgraph language id; its object has:
     a definition node climbs into such a parent when it is the parent's only
     child of its type, so the unit's lines include decorators / ``export`` and
     its leading comment is found above the wrapper.
+``qualname_separator``
+    joins a definition to the container it is qualified by: ``"."`` (the
+    default: ``Session.request``) or the language's own, ``"::"`` for Ruby,
+    C++, Perl and Rust (``Net::HTTP::get``). :mod:`hookgraph.parse.qualnames`
+    lets every lookup (``ask``, ``callers``, ``callees``, ``graph``) accept
+    both that form and the dotted one.
+``namespace_separator``
+    joins namespace parts where it differs from ``qualname_separator``
+    (PHP: ``Foo\\Bar::baz``); defaults to ``qualname_separator``.
 ``import_separator``
     joins ``@module.reference.import`` and ``@name.reference.import`` into an
     import edge's ``target_full`` (``requests.adapters`` + ``.`` + ``HTTPAdapter``).
@@ -196,6 +205,8 @@ class LanguageSpec:
     block_comments: tuple[tuple[str, str], ...] = ()
     wrappers: frozenset[str] = frozenset()
     import_separator: str = "."
+    qualname_separator: str = "."
+    namespace_separator: str = ""
     join_clauses: bool = False
     blocks: Blocks | None = None
     sections: str | None = None
@@ -235,6 +246,8 @@ def _load_registry() -> dict[str, LanguageSpec]:
             ),
             wrappers=frozenset(entry.get("wrappers", ())),
             import_separator=entry.get("import_separator", "."),
+            qualname_separator=entry.get("qualname_separator", "."),
+            namespace_separator=entry.get("namespace_separator") or entry.get("qualname_separator", "."),
             join_clauses=bool(entry.get("join_clauses", False)),
             blocks=_blocks(entry.get("blocks")),
             sections=entry.get("sections"),
