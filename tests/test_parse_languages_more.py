@@ -853,6 +853,7 @@ def test_clojure_def_forms_types_and_protocol_methods():
     assert unit(pf, "RetryingDelay").docstring.startswith("Similar to clojure.lang.Delay")
     assert unit(pf, "PluggableMemoization.has?").signature == "(has? [_ item]"
     assert unit(pf, "fifo", 350).signature == "(def-deprecated fifo"
+    assert unit(pf, "fifo", 350).docstring == "DEPRECATED: Please use clojure.core.memoize/fifo instead."
 
     assert has_edge(pf, "contains", "PluggableMemoization", "PluggableMemoization.seed")
     assert has_edge(pf, "imports", path, "clojure.core.cache", line=26)

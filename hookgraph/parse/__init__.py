@@ -144,6 +144,9 @@ def _comment_end_row(node, data: bytes) -> int:
     return row
 
 
+_BLANK_BYTES = frozenset(b" \t\r\n")
+
+
 def _last_row(node, data: bytes, starts: list[int]) -> int:
     """0-based row of a node's last character that is not blank: indentation-based
     grammars (Scala 3's indented blocks) end a block inside the next line's indent."""
@@ -822,9 +825,6 @@ def _leading_comments(
         found = _comments_ending_above(node, comment_ends, data)
     found.reverse()
     return found
-
-
-_BLANK_BYTES = frozenset(b" \t\r\n")
 
 
 def _nodes(values) -> list[Any]:

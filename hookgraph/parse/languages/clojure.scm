@@ -94,6 +94,12 @@
   (#match? @_head "^(ns|defn-?|defmacro|defmulti|defprotocol|definterface)$"))
 (list_lit
   . (sym_lit name: (sym_name) @_head)
+  . (sym_lit)
+  . (str_lit) @doc
+  (#match? @_head "^def.")
+  (#not-match? @_head "^(defn-?|defmacro|defmulti|defmethod|defprotocol|definterface|defrecord|deftype|defonce|def)$"))
+(list_lit
+  . (sym_lit name: (sym_name) @_head)
   (list_lit . (sym_lit) (vec_lit) . (str_lit) @doc)
   (#match? @_head "^(defprotocol|definterface)$"))
 
