@@ -18,6 +18,7 @@ import logging
 import os
 import re
 from bisect import bisect_left
+from typing import Any, cast
 
 from .languages import Language, LanguageSpec, language_for_path, load_language
 from .units import CodeUnit, Edge, ParsedFile
@@ -65,6 +66,8 @@ def parse_bytes(path: str, data: bytes, lang: str) -> ParsedFile:
     try:
         if language.spec.sections:
             return _parse_document(path, data, language.spec, language.spec.sections)
+        if language.spec.blocks is not None:
+            return _parse_blocks(path, data, language)
         return _parse_code(path, data, language)
     except Exception:  # a hook must never die on one odd file
         log.warning("hookgraph: could not parse %s; indexing it as a bare file", path, exc_info=True)
@@ -127,6 +130,33 @@ def _end_row(node) -> int:
     end = node.end_point
     row = end[0]
     if end[1] == 0 and row > node.start_point[0]:
+        row -= 1
+    return row
+
+
+def _comment_end_row(node, data: bytes) -> int:
+    """0-based last row of a comment; one that swallows the next line's indent
+    (Zig's ``///`` doc comments) ends on the row before."""
+    end = node.end_point
+    row = end[0]
+    if row > node.start_point[0] and not data[node.end_byte - end[1]: node.end_byte].strip():
+        row -= 1
+    return row
+
+
+_BLANK_BYTES = frozenset(b" \t\r\n")
+
+
+def _last_row(node, data: bytes, starts: list[int]) -> int:
+    """0-based row of a node's last character that is not blank: indentation-based
+    grammars (Scala 3's indented blocks) end a block inside the next line's indent."""
+    row = _end_row(node)
+    end = node.end_byte
+    if end and data[end - 1] not in _BLANK_BYTES:  # the usual case: the node ends on a token
+        return row
+    first = node.start_point[0]
+    while first < row < len(starts) and not data[starts[row]:end].strip():
+        end = starts[row]
         row -= 1
     return row
 
@@ -222,8 +252,9 @@ def _strip_quotes(text: str) -> str:
 
 
 def _reference_text(data: bytes, ref, name) -> str:
-    """``target_full``: from the start of the reference node to the end of the name."""
-    if ref is None or not (ref.start_byte <= name.start_byte and name.end_byte <= ref.end_byte):
+    """``target_full``: from the start of the reference node (which contains the
+    name, or is its receiver just before it) to the end of the name."""
+    if ref is None or ref.start_byte > name.start_byte:
         start, end = name.start_byte, name.end_byte
     else:
         start, end = ref.start_byte, name.end_byte
@@ -234,20 +265,21 @@ def _reference_text(data: bytes, ref, name) -> str:
 
 
 def _empty_parens(text: str) -> str:
-    """``a.b(x, y).c`` -> ``a.b().c``: argument lists say nothing about the callee."""
-    if "(" not in text:
+    """``a.b(x, y).c`` -> ``a.b().c``, ``xs.filter { it > 0 }.map`` -> ``xs.filter {}.map``:
+    argument lists and trailing lambdas say nothing about the callee."""
+    if "(" not in text and "{" not in text:
         return text
     out = []
     depth = 0
     for ch in text:
-        if ch == "(":
+        if ch == "(" or ch == "{":
             if depth == 0:
-                out.append("(")
+                out.append(ch)
             depth += 1
-        elif ch == ")" and depth:
+        elif (ch == ")" or ch == "}") and depth:
             depth -= 1
             if depth == 0:
-                out.append(")")
+                out.append(ch)
         elif depth == 0:
             out.append(ch)
     return "".join(out)
@@ -282,6 +314,10 @@ def _role(capture: str) -> tuple[str, str | None]:
         role = ("containername", None)
     elif capture in ("doc", "comment", "annotation"):
         role = (capture, None)
+    elif capture == "block.tag":
+        role = ("blocktag", None)
+    elif capture == "block.code":
+        role = ("blockcode", None)
     elif parts[:2] == ["name", "reference"] and len(parts) == 3:
         role = ("refname", parts[2])
     elif parts[0] == "reference" and len(parts) == 2:
@@ -299,13 +335,16 @@ class _Scope:
 
     __slots__ = (
         "node", "start", "end", "kind", "name", "name_node", "body", "scope_name",
-        "is_container", "swallowed", "qual", "unit", "parent", "doc", "is_unit",
+        "is_container", "swallowed", "qual", "unit", "parent", "doc", "is_unit", "last", "pattern",
     )
 
-    def __init__(self, node, kind, name_node, body, scope_name, is_container):
+    def __init__(self, node, kind, name_node, body, scope_name, is_container, last=None):
         self.node = node
+        #: the definition's last node: itself, or a sibling it was captured with
+        #: (Dart's method_signature + function_body)
+        self.last = last if last is not None else node
         self.start = node.start_byte
-        self.end = node.end_byte
+        self.end = self.last.end_byte
         self.kind = kind
         self.name_node = name_node
         self.name = ""
@@ -318,6 +357,7 @@ class _Scope:
         self.parent: str | None = None
         self.doc: str | None = None
         self.is_unit = False
+        self.pattern = 0  # index of the query pattern that gave the kind
 
 
 class _Item:
@@ -330,6 +370,18 @@ class _Item:
         self.node = node
         self.ref = ref
         self.module = module
+
+
+class _Span:
+    """A name written as several nodes (Scala's ``import scala.collection.mutable``
+    path is one identifier per segment), from the first node to the last."""
+
+    __slots__ = ("start_byte", "end_byte", "start_point")
+
+    def __init__(self, first, last):
+        self.start_byte = first.start_byte
+        self.end_byte = last.end_byte
+        self.start_point = first.start_point
 
 
 def _climb_wrappers(node, wrappers: frozenset[str]):
@@ -375,10 +427,13 @@ def _innermost(scopes: list[_Scope], items: list[_Item]):
 # --------------------------------------------------------------------------- code
 
 
-def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
+def _parse_code(path: str, data: bytes, language: Language, label: str | None = None) -> ParsedFile:
+    """Units and edges of one file in one language; ``label`` is the language id
+    the units carry when it is not the parser's (a Vue file's TypeScript block)."""
     from tree_sitter import QueryCursor
 
     spec = language.spec
+    lang_id = label or spec.id
     if language.query is None:  # a languages.json entry with a grammar but no query file
         raise ValueError(f"language {spec.id!r} has no tree-sitter query")
     tree = language.parser.parse(data)
@@ -392,8 +447,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     annotations: set[int] = set()
     wrappers = spec.wrappers
 
-    for _pattern, caps in QueryCursor(language.query).matches(root):
-        def_node = name_node = body = scope_node = container = container_name = None
+    for pattern, caps in QueryCursor(language.query).matches(root):
+        def_node = def_last = name_node = body = scope_node = container = container_name = None
         def_kind = None
         refnames = None
         ref_node = module_node = None
@@ -402,6 +457,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             role, kind = _role(capture)
             if role == "def":
                 def_node, def_kind = nodes[0], kind
+                if len(nodes) > 1:  # one definition written as sibling nodes
+                    def_last = nodes[-1]
             elif role == "defname":
                 name_node = nodes[0]
                 def_kind = def_kind or kind
@@ -415,10 +472,12 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                 container_name = nodes[0]
             elif role == "refname":
                 refnames, ref_kind = nodes, kind
+                if len(nodes) > 1 and kind == "import":  # one dotted path written as several nodes
+                    refnames = [cast(Any, _Span(nodes[0], nodes[-1]))]
             elif role == "ref":
                 ref_node = nodes[0]
             elif role == "refmodule":
-                module_node = nodes[0]
+                module_node = nodes[0] if len(nodes) == 1 else _Span(nodes[0], nodes[-1])
             elif role == "comment":
                 for node in nodes:
                     comments[node.start_byte] = node
@@ -434,10 +493,18 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             scope_name = _decode(data, scope_node.start_byte, scope_node.end_byte) if scope_node is not None else None
             known = defs.get(key)
             if known is None:
-                defs[key] = _Scope(outer, def_kind, name_node, body, scope_name, False)
+                known = defs[key] = _Scope(outer, def_kind, name_node, body, scope_name, False, def_last)
+                known.pattern = pattern
             else:
-                if outer.end_byte - outer.start_byte > known.end - known.start:
-                    known.node, known.start, known.end, known.kind = outer, outer.start_byte, outer.end_byte, def_kind
+                last = def_last if def_last is not None else outer
+                size = last.end_byte - outer.start_byte
+                if size > known.end - known.start:
+                    known.node, known.start, known.kind = outer, outer.start_byte, def_kind
+                    known.last, known.end, known.pattern = last, last.end_byte, pattern
+                elif size == known.end - known.start and pattern < known.pattern:
+                    # the same node matched twice: the earlier pattern (the more
+                    # specific one, by the query files' convention) names the kind
+                    known.kind, known.pattern = def_kind, pattern
                 if known.body is None:
                     known.body = body
                 if known.scope_name is None:
@@ -487,11 +554,15 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         s.is_unit = True
         kept.append((s, s.qual))
 
+    if spec.join_clauses:
+        kept = _join_clauses(kept)
+
     # ---- references and docstrings: attribute each to its innermost scope
     items.sort(key=lambda it: it.start)
     file_doc: str | None = None
     edges: list[Edge] = []
     seen_edges: set[tuple] = set()
+    def_starts = {start for start, _end in defs}
     for item, scope in _innermost(scopes, items):
         if item.role == "doc":
             text = _clean_string_doc(_decode(data, item.node.start_byte, item.node.end_byte))
@@ -501,6 +572,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             elif scope.is_unit and scope.doc is None:
                 scope.doc = text
             continue
+        if item.start in def_starts:
+            continue  # the name being defined (a Clojure method's head symbol) refers to nothing
         name = item.node
         source = (scope.unit if scope is not None else None) or path
         target = _decode(data, name.start_byte, name.end_byte)
@@ -528,6 +601,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
 
     # ---- units
     comment_starts = sorted(comments)
+    comment_ends: dict[int, Any] | None = None  # built on first need
     used_comments: set[int] = set()
     units: list[CodeUnit] = []
     quals = {qual for _s, qual in kept}
@@ -535,10 +609,12 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     top_names: list[str] = []
     for s, qual in kept:
         start_line = s.node.start_point[0] + 1
-        end_line = _end_row(s.node) + 1
+        end_line = _last_row(s.last, data, lines.starts) + 1
         doc = s.doc
         if doc is None:
-            block = _leading_comments(s.node, comments, annotations, data)
+            if comment_ends is None:
+                comment_ends = {c.end_byte: c for c in _nodes(comments.values())}
+            block = _leading_comments(s.node, comments, annotations, data, comment_ends)
             if block:
                 used_comments.update(c.start_byte for c in block)
                 doc = _tidy_doc("\n".join(_clean_comment(_decode(data, c.start_byte, c.end_byte), spec) for c in block))
@@ -550,7 +626,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                 qualname=qual,
                 start_line=start_line,
                 end_line=end_line,
-                language=spec.id,
+                language=lang_id,
                 signature=_signature(data, s, comment_starts),
                 docstring=doc or "",
                 text=lines.text(start_line, end_line),
@@ -577,7 +653,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         qualname=path,
         start_line=1,
         end_line=lines.count,
-        language=spec.id,
+        language=lang_id,
         signature="",
         docstring=file_doc,
         text=fingerprint,
@@ -585,11 +661,111 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     )
     return ParsedFile(
         path=path,
-        language=spec.id,
+        language=lang_id,
         units=[file_unit] + units,
         edges=contains + edges,
         had_errors=bool(root.has_error),
     )
+
+
+# --------------------------------------------------------------------------- embedded blocks
+#
+# Vue and Svelte components hold their code in <script> elements. The host
+# grammar finds the blocks; each is parsed as its own language in a copy of the
+# file where every byte outside the block is blank (newlines kept), so units,
+# lines and byte offsets are the whole file's without any re-mapping.
+
+
+_BLANK = bytes(b if b == 0x0A else 0x20 for b in range(256))
+_ATTRIBUTE_RE: dict[str, re.Pattern[str]] = {}
+
+
+def _attribute(tag: str, name: str) -> str | None:
+    """The value of attribute ``name`` in a start tag (``<script setup lang="ts">``)."""
+    pattern = _ATTRIBUTE_RE.get(name)
+    if pattern is None:
+        pattern = _ATTRIBUTE_RE[name] = re.compile(
+            rf"""[\s<]{re.escape(name)}\s*=\s*(?:"([^"]*)"|'([^']*)'|([^\s"'>/]+))""", re.IGNORECASE
+        )
+    m = pattern.search(tag)
+    if m is None:
+        return None
+    return next(g for g in m.groups() if g is not None)
+
+
+def _parse_blocks(path: str, data: bytes, language: Language) -> ParsedFile:
+    from tree_sitter import QueryCursor
+
+    spec = language.spec
+    blocks = spec.blocks
+    assert blocks is not None
+    if language.query is None:
+        raise ValueError(f"language {spec.id!r} has no tree-sitter query for its blocks")
+    root = language.parser.parse(data).root_node
+    found: list[tuple[int, int, str]] = []
+    for _pattern, caps in QueryCursor(language.query).matches(root):
+        tag = code = None
+        for capture, nodes in caps.items():
+            role, _kind = _role(capture)
+            if role == "blocktag":
+                tag = nodes[0]
+            elif role == "blockcode":
+                code = nodes[0]
+        if code is None:
+            continue
+        value = _attribute(_decode(data, tag.start_byte, tag.end_byte), blocks.attribute) if tag is not None else None
+        block_lang = blocks.language_of(value)
+        if block_lang is not None:
+            found.append((code.start_byte, code.end_byte, block_lang))
+    found.sort()
+
+    units: list[CodeUnit] = []
+    edges: list[Edge] = []
+    file_doc = ""
+    had_errors = bool(root.has_error)
+    blank = data.translate(_BLANK) if found else data
+    for start, end, block_lang in found:
+        masked = blank[:start] + data[start:end] + blank[end:]
+        parsed = _parse_code(path, masked, load_language(block_lang), label=spec.id)
+        units.extend(parsed.units[1:])
+        edges.extend(parsed.edges)
+        file_doc = file_doc or parsed.units[0].docstring
+        had_errors = had_errors or parsed.had_errors
+    top_names = [e.target for e in edges if e.kind == "contains" and e.source == path]
+    file_unit = CodeUnit(
+        path=path,
+        kind="file",
+        name=_basename(path),
+        qualname=path,
+        start_line=1,
+        end_line=_LineIndex(data).count,
+        language=spec.id,
+        docstring=file_doc,
+        text=_fingerprint(path, "defines", top_names, file_doc),
+        parent=None,
+    )
+    return ParsedFile(path=path, language=spec.id, units=[file_unit] + units, edges=edges, had_errors=had_errors)
+
+
+def _join_clauses(kept: list[tuple[_Scope, str]]) -> list[tuple[_Scope, str]]:
+    """Adjacent definitions of one name (a type signature and its equations) as one.
+
+    The first clause keeps its node (so its leading comment is the doc) and
+    grows to the end of the last; a clause without a body (a type signature)
+    ends its signature where the next clause starts. References inside any
+    clause already go to the shared qualname.
+    """
+    out: list[tuple[_Scope, str]] = []
+    for s, qual in kept:
+        if out:
+            first, first_qual = out[-1]
+            if first_qual == qual and first.kind == s.kind and first.end <= s.start:
+                if first.body is None:
+                    first.body = s.node
+                first.last, first.end = s.last, s.end
+                continue
+        out.append((s, qual))
+    return out
 
 
 def _signature(data: bytes, s: _Scope, comment_starts: list[int]) -> str:
@@ -608,6 +784,8 @@ def _signature(data: bytes, s: _Scope, comment_starts: list[int]) -> str:
     text = _CLOSE_WS.sub(r"\1", text)
     text = _TRAILING_COMMA.sub(r"\1", text)
     text = text.rstrip(" :{;").rstrip()
+    if text.endswith(" ="):  # def f(x: Int): Int = / f x y = (the body follows the "=")
+        text = text[:-2].rstrip()
     return _cap(text, SIGNATURE_MAX)
 
 
@@ -617,7 +795,9 @@ def _starts_line(node, data: bytes) -> bool:
     return not data[node.start_byte - col: node.start_byte].strip()
 
 
-def _leading_comments(node, comments: dict[int, object], annotations: set[int], data: bytes) -> list:
+def _leading_comments(
+    node, comments: dict[int, object], annotations: set[int], data: bytes, comment_ends: dict[int, Any] | None = None
+) -> list:
     """The contiguous whole-line comment block directly above a definition."""
     expected = node.start_point[0] - 1
     found: list = []
@@ -631,7 +811,7 @@ def _leading_comments(node, comments: dict[int, object], annotations: set[int], 
     while sib is not None and expected >= 0:
         key = sib.start_byte
         if key in comments:
-            if _end_row(sib) != expected or not _starts_line(sib, data):
+            if _comment_end_row(sib, data) != expected or not _starts_line(sib, data):
                 break
             found.append(sib)
         elif key in annotations:
@@ -641,7 +821,45 @@ def _leading_comments(node, comments: dict[int, object], annotations: set[int], 
             break
         expected = sib.start_point[0] - 1
         sib = sib.prev_named_sibling
+    if not found and comment_ends:
+        found = _comments_ending_above(node, comment_ends, data)
     found.reverse()
+    return found
+
+
+def _nodes(values) -> list[Any]:
+    """Syntax nodes kept in an ``object``-typed map, as nodes."""
+    return list(values)
+
+
+def _comments_ending_above(node, comment_ends: dict[int, Any], data: bytes) -> list:
+    """Whole-line comments right above ``node`` that are not its siblings, nearest first.
+
+    Some grammars hang the comment before a definition on the end of the
+    previous node (Kotlin's import list keeps the class's KDoc). Only a comment
+    no deeper indented than the definition counts, so a comment that closes an
+    indented block above is not taken for the next definition's doc.
+    """
+    found: list = []
+    column = node.start_point[1]
+    expected = node.start_point[0] - 1
+    pos = node.start_byte - column
+    while expected >= 0:
+        end = pos
+        while end > 0 and data[end - 1] in _BLANK_BYTES:
+            end -= 1
+        # a comment node may or may not include its line's newline
+        comment = comment_ends.get(end) or comment_ends.get(end + 1)
+        if (
+            comment is None
+            or _comment_end_row(comment, data) != expected
+            or comment.start_point[1] > column
+            or not _starts_line(comment, data)
+        ):
+            break
+        found.append(comment)
+        expected = comment.start_point[0] - 1
+        pos = comment.start_byte - comment.start_point[1]
     return found
 
 
@@ -662,7 +880,7 @@ def _file_comment(root, comments, used_comments: set[int], spec: LanguageSpec, d
             blocks.append(current)
             current = []
         current.append(child)
-        last_row = _end_row(child)
+        last_row = _comment_end_row(child, data)
         child = child.next_named_sibling
     if current:
         blocks.append(current)

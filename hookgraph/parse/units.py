@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 
 #: Kinds a unit can have. Code definitions come from the language query files;
 #: ``file`` is the per-file fingerprint unit and ``section`` a Markdown/reST
-#: heading section (DESIGN.md section 8).
+#: heading section (DESIGN.md section 8); ``table`` and ``view`` are SQL's.
 UNIT_KINDS = (
     "function",
     "method",
@@ -20,6 +20,8 @@ UNIT_KINDS = (
     "enum",
     "trait",
     "module",
+    "table",
+    "view",
     "file",
     "section",
 )

@@ -38,6 +38,20 @@ Each key is a hookgraph language id; its object has:
 ``import_separator``
     joins ``@module.reference.import`` and ``@name.reference.import`` into an
     import edge's ``target_full`` (``requests.adapters`` + ``.`` + ``HTTPAdapter``).
+``join_clauses``
+    ``true`` when a definition is written as several adjacent top-level nodes
+    of one name (Haskell's type signature and equations ``f 0 = ..; f n = ..``):
+    they become one unit, from the first to the last, whose signature is the
+    first one's.
+``blocks``
+    for files that embed code in elements (Vue and Svelte single-file
+    components): ``{"attribute": "lang", "default": "javascript",
+    "languages": {"ts": "typescript", ...}}``. The language's query finds the
+    blocks (``@block.tag``: the element's start tag, ``@block.code``: its
+    code); each block is parsed as the registry language its ``attribute``
+    names (``<script lang="ts">``), or ``default`` without one, with the rest
+    of the file blanked so lines and byte offsets stay the whole file's. A
+    block in a language not listed (``lang="coffee"``) is skipped.
 ``sections``
     for documents: the heading syntax (``markdown-headings``: ATX and setext;
     ``rst-titles``: reST underlined/overlined titles) used to split the file into
@@ -55,11 +69,14 @@ Definitions (units)
 ``@definition.<kind>``
     the whole definition node; ``<kind>`` is a unit kind: ``function``,
     ``method``, ``class``, ``interface``, ``struct``, ``enum``, ``trait``,
-    ``module``.
+    ``module``. Captured on two sibling nodes of one match (Dart writes a
+    method as ``method_signature`` followed by ``function_body``), the
+    definition runs from the first to the last.
 ``@name.definition.<kind>``
     its name (required, same match). Several patterns may match one name node
     (e.g. with and without a body); they are merged and the largest definition
-    node wins.
+    node wins; between equal ones, the pattern written first in the query
+    names the kind (so specific patterns go before general ones).
 ``@body``
     optional, same match: the body. The signature is the text from the start of
     the name's line up to the body (or the whole definition when absent),
@@ -103,14 +120,24 @@ Edge kinds: ``reference.call`` -> ``calls``, ``reference.import`` -> ``imports``
 
 ``@name.reference.call`` (+ optional ``@reference.call``)
     the called name's last identifier; ``target_full`` is the text from the
-    start of ``@reference.call`` to the end of the name (``self.adapter.send``),
-    with argument lists emptied (``Object.keys().map``).
+    start of ``@reference.call`` (a node containing the name, or the receiver
+    just before it) to the end of the name (``self.adapter.send``), with
+    argument lists and trailing lambdas emptied (``Object.keys().map``).
 ``@name.reference.import`` (+ optional ``@module.reference.import``)
     an imported module or name, as written (quotes stripped); with a module in
     the same match, ``target_full`` is module + ``import_separator`` + name.
+    A name or module captured on several nodes of one match (Scala writes
+    ``scala.collection.mutable`` as one identifier per segment:
+    ``. (identifier) @module.reference.import (identifier) @module.reference.import .``)
+    is the source text from the first to the last.
 ``@name.reference.inherits`` (+ optional ``@reference.inherits``)
     a base class / implemented interface / implemented trait / embedded type;
     ``target_full`` as for calls (``hooks.Hookable``, ``fmt::Display``).
+
+Embedded blocks (``blocks`` languages only)
+
+``@block.tag`` + ``@block.code``
+    an element's start tag (its attributes name the language) and the code in it.
 
 Captures whose name starts with ``_`` are helpers for predicates and ignored.
 """
@@ -131,6 +158,7 @@ if TYPE_CHECKING:  # tree-sitter is imported when a language is loaded
 
 __all__ = [
     "REGISTRY",
+    "Blocks",
     "LanguageSpec",
     "Language",
     "language_for_path",
@@ -139,6 +167,29 @@ __all__ = [
 ]
 
 _HERE = Path(__file__).resolve().parent
+
+
+@dataclass(frozen=True)
+class Blocks:
+    """How a file embeds code blocks (``blocks`` in ``languages.json``)."""
+
+    #: the start-tag attribute naming a block's language (``lang``)
+    attribute: str = "lang"
+    #: the registry language of a block without that attribute
+    default: str | None = None
+    #: attribute value (lower case) -> registry language id
+    languages: tuple[tuple[str, str], ...] = ()
+
+    def language_of(self, value: str | None) -> str | None:
+        """The registry language for an attribute value (``None``: absent), or
+        ``None`` when the block is in a language we do not parse."""
+        if value is None:
+            return self.default
+        value = value.strip().lower()
+        for name, lang in self.languages:
+            if name == value:
+                return lang
+        return None
 
 
 @dataclass(frozen=True)
@@ -156,6 +207,8 @@ class LanguageSpec:
     import_separator: str = "."
     qualname_separator: str = "."
     namespace_separator: str = ""
+    join_clauses: bool = False
+    blocks: Blocks | None = None
     sections: str | None = None
 
 
@@ -165,6 +218,13 @@ def _as_tuple(value) -> tuple[str, ...]:
     if isinstance(value, str):
         return (value,)
     return tuple(value)
+
+
+def _blocks(entry) -> Blocks | None:
+    if not entry:
+        return None
+    languages = tuple((str(k).lower(), str(v)) for k, v in entry.get("languages", {}).items())
+    return Blocks(attribute=entry.get("attribute", "lang"), default=entry.get("default"), languages=languages)
 
 
 def _load_registry() -> dict[str, LanguageSpec]:
@@ -188,6 +248,8 @@ def _load_registry() -> dict[str, LanguageSpec]:
             import_separator=entry.get("import_separator", "."),
             qualname_separator=entry.get("qualname_separator", "."),
             namespace_separator=entry.get("namespace_separator") or entry.get("qualname_separator", "."),
+            join_clauses=bool(entry.get("join_clauses", False)),
+            blocks=_blocks(entry.get("blocks")),
             sections=entry.get("sections"),
         )
     return out
