@@ -19,7 +19,7 @@ import os
 import re
 from bisect import bisect_left
 
-from .languages import Language, LanguageSpec, language_for_path, load_language
+from .languages import Language, LanguageSpec, language_for, load_language
 from .units import CodeUnit, Edge, ParsedFile
 
 __all__ = ["parse_file", "parse_bytes", "SIGNATURE_MAX"]
@@ -43,15 +43,28 @@ SENTENCE_MAX = 240
 # --------------------------------------------------------------------------- API
 
 
-def parse_file(path: str, data: bytes) -> ParsedFile | None:
-    """Parse one file's bytes. ``None`` when the path's language is unknown.
+#: The language id plain text of no known format is indexed as (line-window chunks).
+TEXT_LANGUAGE = "text"
 
-    Never raises on any input: syntax errors yield what tree-sitter recovered
-    (``had_errors=True``); invalid UTF-8 is decoded with replacement characters
-    in text fields while lines come from byte offsets.
+
+def parse_file(path: str, data: bytes, *, text_chunks: bool = True) -> ParsedFile | None:
+    """Parse one file's bytes, its language decided from its name and content
+    (:func:`hookgraph.parse.languages.language_for`).
+
+    A file of no known language is plain text cut into chunks, or ``None``
+    with ``text_chunks=False`` (so is a known plain-text format). Never raises
+    on any input: syntax errors yield what tree-sitter recovered
+    (``had_errors=True``); invalid UTF-8 is decoded with replacement
+    characters in text fields while lines come from byte offsets.
     """
-    lang = language_for_path(path)
+    lang = language_for(path, data)
     if lang is None:
+        if not text_chunks:
+            return None
+        parsed = parse_bytes(path, data, TEXT_LANGUAGE)
+        parsed.language = None  # the file's language stays unknown; its units are text
+        return parsed
+    if not text_chunks and load_language(lang).spec.fallback == "chunks":
         return None
     return parse_bytes(path, data, lang)
 
@@ -65,6 +78,10 @@ def parse_bytes(path: str, data: bytes, lang: str) -> ParsedFile:
     try:
         if language.spec.sections:
             return _parse_document(path, data, language.spec, language.spec.sections)
+        if language.spec.fallback:
+            from .fallback import parse_fallback
+
+            return parse_fallback(path, data, language)
         return _parse_code(path, data, language)
     except Exception:  # a hook must never die on one odd file
         log.warning("hookgraph: could not parse %s; indexing it as a bare file", path, exc_info=True)
@@ -280,6 +297,10 @@ def _role(capture: str) -> tuple[str, str | None]:
         role = ("container", None)
     elif capture == "name.container":
         role = ("containername", None)
+    elif capture == "namespace":
+        role = ("namespace", None)
+    elif capture == "name.namespace":
+        role = ("namespacename", None)
     elif capture in ("doc", "comment", "annotation"):
         role = (capture, None)
     elif parts[:2] == ["name", "reference"] and len(parts) == 3:
@@ -299,10 +320,10 @@ class _Scope:
 
     __slots__ = (
         "node", "start", "end", "kind", "name", "name_node", "body", "scope_name",
-        "is_container", "swallowed", "qual", "unit", "parent", "doc", "is_unit",
+        "is_container", "is_namespace", "swallowed", "qual", "unit", "parent", "doc", "is_unit",
     )
 
-    def __init__(self, node, kind, name_node, body, scope_name, is_container):
+    def __init__(self, node, kind, name_node, body, scope_name, is_container, is_namespace=False):
         self.node = node
         self.start = node.start_byte
         self.end = node.end_byte
@@ -312,6 +333,7 @@ class _Scope:
         self.body = body
         self.scope_name = scope_name
         self.is_container = is_container
+        self.is_namespace = is_namespace
         self.swallowed = False
         self.qual: str | None = None
         self.unit: str | None = None  # qualname references inside are attributed to
@@ -381,7 +403,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     spec = language.spec
     if language.query is None:  # a languages.json entry with a grammar but no query file
         raise ValueError(f"language {spec.id!r} has no tree-sitter query")
-    tree = language.parser.parse(data)
+    tree = language.parser.parse(_masked(data, spec) if spec.mask else data)
     root = tree.root_node
     lines = _LineIndex(data)
 
@@ -393,7 +415,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     wrappers = spec.wrappers
 
     for _pattern, caps in QueryCursor(language.query).matches(root):
-        def_node = name_node = body = scope_node = container = container_name = None
+        def_node = name_node = body = scope_node = container = container_name = namespace = None
         def_kind = None
         refnames = None
         ref_node = module_node = None
@@ -413,6 +435,10 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                 container = nodes[0]
             elif role == "containername":
                 container_name = nodes[0]
+            elif role == "namespace":
+                namespace = nodes[0]
+            elif role == "namespacename":
+                container_name = nodes[0]
             elif role == "refname":
                 refnames, ref_kind = nodes, kind
             elif role == "ref":
@@ -431,7 +457,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         if def_node is not None and name_node is not None:
             key = (name_node.start_byte, name_node.end_byte)
             outer = _climb_wrappers(def_node, wrappers)
-            scope_name = _decode(data, scope_node.start_byte, scope_node.end_byte) if scope_node is not None else None
+            scope_name = _scope_text(data, scope_node, name_node, spec) if scope_node is not None else None
             known = defs.get(key)
             if known is None:
                 defs[key] = _Scope(outer, def_kind, name_node, body, scope_name, False)
@@ -444,6 +470,11 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                     known.scope_name = scope_name
         elif container is not None and container_name is not None:
             containers.append(_Scope(container, None, container_name, None, None, True))
+        elif namespace is not None and container_name is not None:
+            ns = _Scope(namespace, None, container_name, body, None, True, True)
+            if body is None and namespace.parent is not None:  # `namespace Foo;`: the rest of its parent
+                ns.end = namespace.parent.end_byte
+            containers.append(ns)
         if refnames:
             for node in refnames:
                 items.append(_Item(ref_kind, ref_kind, node, ref_node, module_node))
@@ -470,19 +501,22 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             s.unit = enc.unit if enc is not None else None
             continue
         prefix = enc.qual if enc is not None else None
+        # what a namespace qualifies is joined in the namespace style (PHP `Foo\\Bar`)
+        separator = spec.namespace_separator if enc is not None and enc.is_namespace else spec.qualname_separator
         if s.is_container:
-            s.qual = _join(prefix, s.name, spec.qualname_separator)
-            s.unit = s.qual
+            s.qual = _join(prefix, s.name, separator)
+            s.unit = s.qual if not s.is_namespace else (enc.unit if enc is not None else None)
             continue
-        classy = enc is not None and (enc.is_container or enc.kind in CLASS_KINDS)
+        classy = enc is not None and ((enc.is_container and not enc.is_namespace) or enc.kind in CLASS_KINDS)
         parent = prefix
         if s.scope_name:
-            parent = _join(prefix, s.scope_name, spec.qualname_separator)
+            parent = _join(prefix, s.scope_name, separator)
+            separator = spec.qualname_separator
             classy = True
         if s.kind in FUNCTION_KINDS:
             s.kind = "method" if classy else "function"
         s.parent = parent
-        s.qual = _join(parent, s.name, spec.qualname_separator)
+        s.qual = _join(parent, s.name, separator)
         s.unit = s.qual
         s.is_unit = True
         kept.append((s, s.qual))
@@ -506,6 +540,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         target = _decode(data, name.start_byte, name.end_byte)
         if item.kind == "import":
             target = _strip_quotes(target.strip())
+            if target.startswith("<") and target.endswith(">"):  # C's `#include <stdio.h>`
+                target = target[1:-1].strip()
             full = target
             if item.module is not None and item.module is not name and item.module.start_byte != name.start_byte:
                 module = _strip_quotes(_decode(data, item.module.start_byte, item.module.end_byte).strip())
@@ -542,6 +578,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             if block:
                 used_comments.update(c.start_byte for c in block)
                 doc = _tidy_doc("\n".join(_clean_comment(_decode(data, c.start_byte, c.end_byte), spec) for c in block))
+                if spec.doc_strip is not None:
+                    doc = _tidy_doc(spec.doc_strip.sub("", doc))
         units.append(
             CodeUnit(
                 path=path,
@@ -592,12 +630,47 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     )
 
 
+def _masked(data: bytes, spec: LanguageSpec) -> bytes:
+    """``data`` with every ``mask`` match (its group 1, if any) blanked to spaces: same length, same lines."""
+    out = bytearray(data)
+    for rule in spec.mask:
+        group = 1 if rule.groups else 0
+        for m in rule.finditer(data):
+            start, end = m.span(group)
+            out[start:end] = b" " * (end - start)
+    return bytes(out)
+
+
+_TYPE_ARGS = re.compile(r"<[^<>]*>")
+
+
+def _scope_text(data: bytes, scope, name, spec: LanguageSpec) -> str:
+    """A ``@name.scope``'s text; when it contains the name (C++ ``a::B::run``), the part
+    before the name, without its separator and type arguments (``Vec<T>::push`` -> ``Vec``)."""
+    if not (scope.start_byte <= name.start_byte and name.end_byte <= scope.end_byte):
+        return _decode(data, scope.start_byte, scope.end_byte)
+    text = _decode(data, scope.start_byte, name.start_byte)
+    previous = None
+    while previous != text:  # nested arguments: Map<K, Vec<V>>
+        previous, text = text, _TYPE_ARGS.sub("", text)
+    text = _WS.sub("", text)
+    for sep in (spec.qualname_separator, spec.namespace_separator, "::", "."):
+        if sep and text.endswith(sep):
+            text = text[: -len(sep)]
+            break
+    return text
+
+
 def _signature(data: bytes, s: _Scope, comment_starts: list[int]) -> str:
     """Definition header: from the start of the name's line up to the body."""
     name = s.name_node
     line_start = name.start_byte - name.start_point[1]
     start = max(s.start, line_start)
     body = s.body
+    if body is not None and body.end_byte <= name.start_byte:
+        # the name follows the body (C's `typedef struct { ... } name;`): header + name
+        head = _collapse(_decode(data, s.start, min(body.start_byte, s.start + 4 * SIGNATURE_MAX)))
+        return _cap(f"{head} {_decode(data, name.start_byte, name.end_byte)}".strip(), SIGNATURE_MAX)
     end = body.start_byte if body is not None and body.start_byte > start else s.end
     i = bisect_left(comment_starts, start)
     if i < len(comment_starts) and comment_starts[i] < end:
