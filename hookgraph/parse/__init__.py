@@ -19,7 +19,7 @@ import os
 import re
 from bisect import bisect_left
 
-from .languages import Language, LanguageSpec, language_for, load_language
+from .languages import TEXT_LANGUAGE, Language, LanguageSpec, language_for, load_language
 from .units import CodeUnit, Edge, ParsedFile
 
 __all__ = ["parse_file", "parse_bytes", "SIGNATURE_MAX"]
@@ -41,10 +41,6 @@ SENTENCE_MAX = 240
 
 
 # --------------------------------------------------------------------------- API
-
-
-#: The language id plain text of no known format is indexed as (line-window chunks).
-TEXT_LANGUAGE = "text"
 
 
 def parse_file(path: str, data: bytes, *, text_chunks: bool = True) -> ParsedFile | None:
@@ -321,6 +317,7 @@ class _Scope:
     __slots__ = (
         "node", "start", "end", "kind", "name", "name_node", "body", "scope_name",
         "is_container", "is_namespace", "swallowed", "qual", "unit", "parent", "doc", "is_unit",
+        "first_member",
     )
 
     def __init__(self, node, kind, name_node, body, scope_name, is_container, is_namespace=False):
@@ -340,6 +337,7 @@ class _Scope:
         self.parent: str | None = None
         self.doc: str | None = None
         self.is_unit = False
+        self.first_member: int | None = None  # where the first definition inside starts
 
 
 class _Item:
@@ -489,6 +487,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         while stack and stack[-1].end <= s.start:
             stack.pop()
         enc = stack[-1] if stack else None
+        if enc is not None and enc.first_member is None:
+            enc.first_member = s.start
         stack.append(s)
         if enc is not None and (enc.swallowed or (not enc.is_container and enc.kind in FUNCTION_KINDS)):
             s.swallowed = True
@@ -579,7 +579,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                 used_comments.update(c.start_byte for c in block)
                 doc = _tidy_doc("\n".join(_clean_comment(_decode(data, c.start_byte, c.end_byte), spec) for c in block))
                 if spec.doc_strip is not None:
-                    doc = _tidy_doc(spec.doc_strip.sub("", doc))
+                    doc = _tidy_doc(spec.doc_strip.sub(_kept_group, doc))
         units.append(
             CodeUnit(
                 path=path,
@@ -630,6 +630,12 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     )
 
 
+def _kept_group(m: re.Match[str]) -> str:
+    """A ``doc_strip`` match is removed, but the text of a group it captured stays
+    (``<see cref="PyObject"/>`` -> ``PyObject``)."""
+    return next((g for g in m.groups() if g), "")
+
+
 def _masked(data: bytes, spec: LanguageSpec) -> bytes:
     """``data`` with every ``mask`` match (its group 1, if any) blanked to spaces: same length, same lines."""
     out = bytearray(data)
@@ -671,7 +677,12 @@ def _signature(data: bytes, s: _Scope, comment_starts: list[int]) -> str:
         # the name follows the body (C's `typedef struct { ... } name;`): header + name
         head = _collapse(_decode(data, s.start, min(body.start_byte, s.start + 4 * SIGNATURE_MAX)))
         return _cap(f"{head} {_decode(data, name.start_byte, name.end_byte)}".strip(), SIGNATURE_MAX)
-    end = body.start_byte if body is not None and body.start_byte > start else s.end
+    if body is not None and body.start_byte > start:
+        end = body.start_byte
+    elif s.first_member is not None and s.first_member > start:  # no body node: the header ends at its first member
+        end = s.first_member
+    else:
+        end = s.end
     i = bisect_left(comment_starts, start)
     if i < len(comment_starts) and comment_starts[i] < end:
         end = comment_starts[i]

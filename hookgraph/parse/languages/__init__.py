@@ -48,7 +48,8 @@ Each key is a hookgraph language id; its object has:
     and the name (``class GTEST_API_ TestPartResult {``).
 ``doc_strip``
     regexes removed from leading-comment docstrings (C#'s XML doc tags
-    ``<summary>``, ``<param name="x">``).
+    ``<summary>``, ``<param name="x">``); the text of a group a regex
+    captures stays (``<see cref="PyObject"/>`` -> ``PyObject``).
 ``query``
     the ``.scm`` file in this folder, or a list of them concatenated in order
     (``tsx`` is ``typescript.scm`` + ``jsx.scm``).
@@ -178,6 +179,7 @@ if TYPE_CHECKING:  # tree-sitter is imported when a language is loaded
 
 __all__ = [
     "REGISTRY",
+    "TEXT_LANGUAGE",
     "LanguageSpec",
     "Language",
     "language_for_path",
@@ -191,6 +193,8 @@ __all__ = [
 _HERE = Path(__file__).resolve().parent
 #: How much of a file content rules (``claims``) look at.
 CLAIM_WINDOW = 16_384
+#: The ``fallback.json`` entry whose units text of no known format becomes (line-window chunks).
+TEXT_LANGUAGE = "text"
 
 
 @dataclass(frozen=True)
