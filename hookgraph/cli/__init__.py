@@ -134,6 +134,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         language: str | None, no_semantic: bool) -> None:
     """Ranked answers to a question or an identifier."""
     from hookgraph.sync import freshness
+    from hookgraph.cli.coverage import ask_notes
     from hookgraph.cli.output import print_results
     from hookgraph.search import search
 
@@ -148,10 +149,13 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         embedder = None if no_semantic else _embedder_for(store, root)
         results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
         fresh = freshness.against_head(root, store)
+        notes = ask_notes(store, query)
         if context_tokens is not None:
             from hookgraph.search.pack import build_pack, render_pack
 
             pieces = build_pack(root, store, results, context_tokens)
+            for note in notes:
+                click.echo(f"note: {shown(note)}", err=True)
             if not pieces:
                 sys.exit(EXIT_NOTHING)
             for piece in pieces:  # a header line must stay one line
@@ -159,7 +163,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
             click.echo(shown_block(render_pack(pieces)))
             return
     fmt = "json" if as_json else fmt or "text"
-    print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root)
+    print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root, notes)
     if not results:
         sys.exit(EXIT_NOTHING)
 
@@ -240,11 +244,13 @@ def callees(symbol: str, as_json: bool) -> None:
 @friendly
 def status(as_json: bool) -> None:
     """Indexed commit, counts, model, and files stale against HEAD, the index and the working tree."""
+    from hookgraph.cli.coverage import coverage_lines, language_coverage
     from hookgraph.sync import freshness
 
     root = _root()
     with _open_store(root) as store:
         fresh = freshness.against_head(root, store)
+        coverage = language_coverage(store)
         info = {
             "database": str(store.path.relative_to(root)),
             "indexed_commit": fresh.indexed_commit,
@@ -262,6 +268,7 @@ def status(as_json: bool) -> None:
                 "window_tokens": int(store.get_meta("max_tokens") or 0) or None,
             },
             **store.counts(),
+            "languages": [c.as_json() for c in coverage],
             "bytes": store.path.stat().st_size,
         }
     if as_json:
@@ -274,7 +281,12 @@ def status(as_json: bool) -> None:
     files = info["files"]
     indexed = sum(n for s, n in files.items() if s.startswith("indexed"))
     skipped = {s.split(":", 1)[1]: n for s, n in files.items() if s.startswith("skipped:")}
-    click.echo(f"files:     {indexed} indexed" + "".join(f", {n} {r}" for r, n in sorted(skipped.items())))
+    by_fallback = files.get("indexed:fallback", 0)
+    click.echo(f"files:     {indexed} indexed" + (f" ({by_fallback} by fallback)" if by_fallback else "")
+               + "".join(f", {n} {r}" for r, n in sorted(skipped.items())))
+    lines = coverage_lines(coverage)
+    for i, line in enumerate(lines):
+        click.echo(("languages: " if i == 0 else "           ") + shown(line))
     units = info["units"]
     click.echo(f"units:     {sum(units.values())} (" + ", ".join(f"{n} {k}" for k, n in sorted(units.items())) + ")")
     click.echo(f"vectors:   {info['vectors']} distinct texts; {info['units_without_vector']} units without a vector; "

@@ -47,12 +47,15 @@ def result_record(r: Any) -> dict[str, Any]:
     }
 
 
-def ask_payload(query: str, indexed_commit: str | None, stale_paths: list[str], results: list[Any]) -> dict[str, Any]:
-    """The ``ask --json`` object: ``query``, ``indexed_commit``, ``stale_paths``, ``results``."""
+def ask_payload(query: str, indexed_commit: str | None, stale_paths: list[str], results: list[Any],
+                notes: list[str] | None = None) -> dict[str, Any]:
+    """The ``ask --json`` object: ``query``, ``indexed_commit``, ``stale_paths``, ``notes``
+    (one-line remarks on coverage: an identifier defined nowhere, a language not parsed), ``results``."""
     return {
         "query": query,
         "indexed_commit": indexed_commit,
         "stale_paths": stale_paths,
+        "notes": list(notes or ()),
         "results": [result_record(r) for r in results],
     }
 
@@ -134,16 +137,21 @@ def print_results(
     stale_paths: list[str],
     results: list[Any],
     root: Path,
+    notes: list[str] | None = None,
 ) -> None:
     """Print ``ask``'s answers in ``fmt`` (one of :data:`FORMATS`) to stdout; notes to stderr."""
     import sys
 
     import click
 
+    from hookgraph.cli.common import shown
+
     if fmt == "json":
-        payload = ask_payload(query, indexed_commit, stale_paths, results)
+        payload = ask_payload(query, indexed_commit, stale_paths, results, notes)
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
+    for note in notes or ():
+        click.echo(f"note: {shown(note)}", err=True)
     if stale_paths:
         click.echo(f"note: {len(stale_paths)} paths changed since the last index (run `hookgraph index`)", err=True)
     if fmt == "jsonl":

@@ -40,6 +40,11 @@ Each key is a hookgraph language id; its object has:
     first-class: ``"blocks"`` (a pack grammar with no query: units of kind
     ``block`` from the top-level nodes) or ``"chunks"`` (plain text: line
     windows of kind ``chunk``); see :mod:`hookgraph.parse.fallback`.
+``data``
+    ``true`` for a fallback format of settings, data, markup or prose (YAML,
+    JSON, INI, HTML, plain text) rather than code: when ``ask`` is asked
+    for an identifier defined nowhere, its note lists code that is not
+    parsed, and leaves these out.
 ``mask``
     regexes whose matches (group 1 when the regex has one) are blanked to
     spaces before tree-sitter parses the file; byte offsets and lines stay
@@ -217,6 +222,7 @@ class LanguageSpec:
     namespace_separator: str = ""
     sections: str | None = None
     fallback: str | None = None
+    data: bool = False
     mask: tuple[re.Pattern[bytes], ...] = ()
     doc_strip: re.Pattern[str] | None = None
 
@@ -258,6 +264,7 @@ def _spec(lang_id: str, entry: dict, fallback: str | None) -> LanguageSpec:
         namespace_separator=entry.get("namespace_separator") or entry.get("qualname_separator", "."),
         sections=entry.get("sections"),
         fallback=fallback or entry.get("fallback"),
+        data=bool(entry.get("data", False)),
         mask=tuple(re.compile(rx.encode(), re.MULTILINE) for rx in entry.get("mask", ())),
         doc_strip=re.compile("|".join(f"(?:{rx})" for rx in doc_strip)) if doc_strip else None,
     )
