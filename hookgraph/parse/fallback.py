@@ -17,7 +17,8 @@ database URL set?"), so they are indexed, cheaply and honestly marked
 
 Both use the same packer: windows of at most :data:`WINDOW_LINES` lines and
 :data:`WINDOW_BYTES` bytes, cut at the last natural boundary (a node's start,
-a paragraph's start) past the first :data:`MIN_LINES` lines, else hard with
+a paragraph's start; of those, the least indented) past the first
+:data:`MIN_LINES` lines, else hard with
 :data:`OVERLAP` lines repeated so a setting or sentence cut there is whole in
 one of the two windows. Why these numbers: the embedded text of a unit takes
 its first 30 lines (:data:`hookgraph.parse.compose.BODY_LINES`), so a longer
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import os
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING
 
 from .units import CodeUnit, Edge, ParsedFile
@@ -52,6 +53,8 @@ MAX_UNITS = 40
 NAME_MAX = 80
 #: How far below the root a single-child chain is followed (a YAML stream > document > mapping).
 DESCEND_MAX = 5
+#: How many syntax nodes are looked at for cut points, at most.
+WALK_NODES = 20_000
 
 _WS = re.compile(r"\s+")
 
@@ -114,53 +117,67 @@ def _is_comment(node) -> bool:
     return "comment" in node.type
 
 
-def _node_breaks(root) -> list[int]:
-    """Rows where a top-level node (or a comment block right above one) starts, and
-    where the children of each top-level node start (a second, weaker choice)."""
+def _node_breaks(root) -> dict[int, int]:
+    """Rows where a node starts a line -> how good a cut there is (its column: 0 is best).
+
+    Below a root with one child (a YAML stream > document > mapping) the walk
+    starts lower; a comment block right above a node moves that node's cut
+    above the comment. At most :data:`WALK_NODES` nodes are looked at, so a
+    huge JSON file costs no more than a big one.
+    """
     node = root
     for _ in range(DESCEND_MAX):
         named = [c for c in node.named_children if not _is_comment(c)]
         if len(named) != 1 or named[0].named_child_count == 0:
             break
         node = named[0]
-    rows: set[int] = set()
-    comment_start: int | None = None
-    last_end = -2
-    for child in node.named_children:
-        row = child.start_point[0]
-        if _is_comment(child):
-            if comment_start is None or row > last_end + 1:
-                comment_start = row
-        else:
-            adjacent = comment_start is not None and row <= last_end + 1
-            rows.add(comment_start if adjacent and comment_start is not None else row)
-            comment_start = None
-            for grandchild in child.named_children:
-                rows.add(grandchild.start_point[0])
-        last_end = child.end_point[0]
-    return sorted(rows)
+    rows: dict[int, int] = {}
+    level = [node]
+    budget = WALK_NODES
+    while level and budget > 0:
+        below = []
+        for parent in level:
+            comment_start: int | None = None
+            last_end = -2
+            for child in parent.named_children:
+                budget -= 1
+                row, col = child.start_point
+                if _is_comment(child):
+                    if comment_start is None or row > last_end + 1:
+                        comment_start = row
+                else:
+                    cut = comment_start if comment_start is not None and row <= last_end + 1 else row
+                    comment_start = None
+                    if cut not in rows or col < rows[cut]:
+                        rows[cut] = col
+                    if child.named_child_count:
+                        below.append(child)
+                last_end = child.end_point[0]
+        level = below
+    return rows
 
 
-def _paragraph_breaks(data: bytes, starts: list[int], count: int) -> list[int]:
-    """Rows that follow a blank line."""
-    rows = []
+def _paragraph_breaks(data: bytes, starts: list[int], count: int) -> dict[int, int]:
+    """Rows that follow a blank line (all equally good cuts)."""
+    rows: dict[int, int] = {}
     blank_before = False
     for i in range(count):
         end = starts[i + 1] if i + 1 < len(starts) else len(data)
         blank = not data[starts[i]:end].strip()
         if blank_before and not blank:
-            rows.append(i)
+            rows[i] = 0
         blank_before = blank
     return rows
 
 
-def _pack(data: bytes, starts: list[int], sizes: list[int], count: int, breaks: list[int]) -> list[tuple[int, int]]:
+def _pack(data: bytes, starts: list[int], sizes: list[int], count: int, breaks: dict[int, int]) -> list[tuple[int, int]]:
     """Windows ``(first, last)`` (0-based, inclusive) covering every non-blank line."""
     total = sum(sizes)
     estimate = max(count / (WINDOW_LINES - OVERLAP), total / WINDOW_BYTES)
     scale = max(1, -(-int(estimate) // MAX_UNITS))
+    rows = sorted(breaks)
     while True:
-        windows = _windows(data, starts, sizes, count, breaks, WINDOW_LINES * scale, WINDOW_BYTES * scale,
+        windows = _windows(data, starts, sizes, count, rows, breaks, WINDOW_LINES * scale, WINDOW_BYTES * scale,
                            MIN_LINES * scale)
         if len(windows) <= MAX_UNITS:
             return windows
@@ -171,7 +188,7 @@ def _blank(data: bytes, starts: list[int], sizes: list[int], i: int) -> bool:
     return not data[starts[i]:starts[i] + sizes[i]].strip()
 
 
-def _windows(data: bytes, starts: list[int], sizes: list[int], count: int, breaks: list[int],
+def _windows(data: bytes, starts: list[int], sizes: list[int], count: int, rows: list[int], quality: dict[int, int],
              max_lines: int, max_bytes: int, min_lines: int) -> list[tuple[int, int]]:
     out: list[tuple[int, int]] = []
     start = 0
@@ -185,9 +202,15 @@ def _windows(data: bytes, starts: list[int], sizes: list[int], count: int, break
             limit += 1
         natural = True
         if limit < count:
-            at = bisect_right(breaks, limit) - 1  # the last boundary at or before the limit
-            if at >= 0 and breaks[at] >= start + min(min_lines, max(1, limit - start)) and breaks[at] > start:
-                limit = breaks[at]
+            # the best cut (lowest column) among rows [start + min_lines, limit]; the last of equals
+            low = start + max(1, min(min_lines, limit - start))
+            best = None
+            for i in range(bisect_left(rows, low), bisect_right(rows, limit)):
+                row = rows[i]
+                if best is None or quality[row] <= quality[best]:
+                    best = row
+            if best is not None:
+                limit = best
             else:
                 natural = False
         last = limit - 1
