@@ -72,7 +72,7 @@ def test_ask_json_contract(app_repo: Path) -> None:
     proc = run_cli(app_repo, "ask", "--json", "--top", "3", "retry a download after a network error")
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
-    assert set(payload) == {"query", "indexed_commit", "stale_paths", "results"}
+    assert set(payload) == {"query", "indexed_commit", "stale_paths", "notes", "results"}
     assert payload["query"] == "retry a download after a network error"
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=app_repo, env=clean_env(),
                           capture_output=True, text=True).stdout.strip()
