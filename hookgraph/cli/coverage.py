@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from typing import Any, cast
 
 from hookgraph.parse.languages import REGISTRY, display_name
-from hookgraph.parse.qualnames import last_part, spellings
+from hookgraph.parse.qualnames import ends_with, last_part, spellings
 from hookgraph.parse.words import identifier_words
 
 __all__ = ["LanguageCoverage", "language_coverage", "ask_notes", "coverage_lines"]
@@ -111,10 +111,22 @@ def _code_identifier(query: str) -> bool:
     )
 
 
-def _defined(store: Any, names: list[str]) -> bool:
+def _defined(store: Any, symbol: str) -> bool:
+    """Whether a code unit is named ``symbol``, in any spelling, or its qualified name ends with it
+    (``TestPartResultArray::size`` is ``testing::TestPartResultArray::size``)."""
+    names = spellings(symbol)
     marks = ",".join("?" * len(names))
     rows = store.units_where(f"qualname IN ({marks}) OR name IN ({marks})", (*names, *names))
-    return any(r.kind not in ("file", "chunk", "block") for r in rows)
+    if any(r.kind not in _NOT_DEFINITIONS for r in rows):
+        return True
+    short = last_part(symbol)
+    return short != symbol and any(
+        r.kind not in _NOT_DEFINITIONS and ends_with(r.qualname, symbol)
+        for r in store.units_where("name = ?", (short,))
+    )
+
+
+_NOT_DEFINITIONS = ("file", "chunk", "block", "section")
 
 
 def _mentions(store: Any, identifier: str) -> list[str]:
@@ -171,9 +183,9 @@ def ask_notes(store: Any, query: str) -> list[str]:
     notes: list[str] = []
     q = query.strip()
     coverage = language_coverage(store)
-    if _code_identifier(q) and not _defined(store, spellings(q)):
+    if _code_identifier(q) and not _defined(store, q):
         short = last_part(q)
-        if short != q and _defined(store, [short]):
+        if short != q and _defined(store, short):
             notes.append(f"no unit is named {q} in the index; units named {short} are listed")
         else:
             note = f"no unit is named {q} in the index"
