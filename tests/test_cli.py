@@ -72,7 +72,7 @@ def test_ask_json_contract(app_repo: Path) -> None:
     proc = run_cli(app_repo, "ask", "--json", "--top", "3", "retry a download after a network error")
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
-    assert set(payload) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "results"}
+    assert set(payload) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "notes", "results"}
     assert payload["pending_vectors"] == 0  # `index --wait` embedded everything
     assert payload["query"] == "retry a download after a network error"
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=app_repo, env=clean_env(),

@@ -59,7 +59,7 @@ def test_format_json_is_the_json_flag(app_repo: Path) -> None:
     a = run_cli(app_repo, "ask", "--format", "json", "--top", "2", "Cache", check=True).stdout
     b = run_cli(app_repo, "ask", "--json", "--top", "2", "Cache", check=True).stdout
     assert json.loads(a) == json.loads(b)
-    assert set(json.loads(a)) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "results"}
+    assert set(json.loads(a)) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "notes", "results"}
 
 
 def test_json_flag_and_another_format_disagree(app_repo: Path) -> None:

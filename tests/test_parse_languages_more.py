@@ -13,6 +13,7 @@ what the real files do not show (named in their tests).
 from __future__ import annotations
 
 import logging
+import re
 from pathlib import Path
 
 import pytest
@@ -65,10 +66,11 @@ def _no_parse_fallback(caplog):
 def test_every_fixture_has_its_source_and_licence():
     for folder in sorted(p for p in FIXTURES.iterdir() if p.is_dir()):
         source = (folder / "SOURCE.txt").read_text()
-        assert "sha256:" in source and "package:" in source, folder.name
-        assert any(p.name.lower().startswith(("license", "copyright")) for p in folder.iterdir()), folder.name
+        # package (or archive) and checksums, in either fixture family's wording
+        assert re.search(r"\b[0-9a-f]{64}\b", source) and re.search(r"(?i)package|archive", source), folder.name
+        assert any(p.name.lower().startswith(("license", "copyright", "copying", "notice")) for p in folder.iterdir()), folder.name
         for code in folder.iterdir():
-            if code.name not in ("SOURCE.txt",) and not code.name.lower().startswith(("license", "copyright")):
+            if code.name not in ("SOURCE.txt",) and not code.name.lower().startswith(("license", "copyright", "copying", "notice")):
                 assert code.name in source, (folder.name, code.name)
 
 

@@ -57,9 +57,9 @@ def test_sync_streams_one_file_at_a_time(tmp_path: Path, monkeypatch: pytest.Mon
         events.append("read")
         return read(self, *args, **kwargs)
 
-    def parsing(path: str, data: bytes):  # type: ignore[no-untyped-def]
+    def parsing(path: str, data: bytes, **kwargs):  # type: ignore[no-untyped-def]
         events.append("parse")
-        return parse_file(path, data)
+        return parse_file(path, data, **kwargs)
 
     monkeypatch.setattr(git.BlobReader, "read", reading)
     monkeypatch.setattr(parse, "parse_file", parsing)

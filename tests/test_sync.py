@@ -172,11 +172,11 @@ def test_skipped_files_are_counted_by_reason(tmp_path: Path, embedder) -> None:
         "bundle.js": "var a=1;" * 2000,
     })
     report = _sync(repo, embedder)
-    assert report.skipped == {"binary": 1, "generated": 1, "vendored": 1, "minified": 1}
+    assert report.skipped == {"binary": 2, "generated": 1, "vendored": 1, "minified": 1}
     with Store(db_path(repo)) as store:
         statuses = dict(store.db.execute("SELECT path, status FROM files").fetchall())
     assert statuses["app.py"] == "indexed"
-    assert statuses["logo.png"] == "skipped:unknown-language"
+    assert statuses["logo.png"] == "skipped:binary"  # by its name: never read
     assert statuses["vendor/lib.py"] == "skipped:vendored"
     assert _map(repo) == _tree(repo)  # skipped files are still tracked, so freshness is exact
 

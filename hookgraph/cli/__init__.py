@@ -172,6 +172,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         language: str | None, no_semantic: bool) -> None:
     """Ranked answers to a question or an identifier."""
     from hookgraph.sync import freshness
+    from hookgraph.cli.coverage import ask_notes
     from hookgraph.cli.output import print_results
     from hookgraph.search import search
 
@@ -194,10 +195,13 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         pending = store.pending_count()
         if not results and path_glob and not _any_path_matches(store, path_glob):
             click.echo(f"hookgraph: no indexed path matches --path {shown(path_glob)!r}", err=True)
+        notes = ask_notes(store, query)
         if context_tokens is not None:
             from hookgraph.search.pack import build_pack, render_pack
 
             pieces = build_pack(root, store, results, context_tokens)
+            for note in notes:
+                click.echo(f"note: {shown(note)}", err=True)
             if not pieces:
                 sys.exit(EXIT_NOTHING)
             for piece in pieces:  # a header line must stay one line
@@ -205,7 +209,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
             click.echo(shown_block(render_pack(pieces)))
             return
     fmt = "json" if as_json else fmt or "text"
-    print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root, pending)
+    print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root, pending, notes)
     if not results:
         sys.exit(EXIT_NOTHING)
 
@@ -299,12 +303,14 @@ def status(as_json: bool) -> None:
     """Indexed commit, counts, model, and files stale against HEAD, the index and the working tree."""
     from hookgraph.embed import worker
     from hookgraph.embed.queue import progress_of
+    from hookgraph.cli.coverage import coverage_lines, language_coverage
     from hookgraph.sync import freshness
 
     root = _root()
     with _open_store(root) as store:
         fresh = freshness.against_head(root, store)
         queue = progress_of(store)
+        coverage = language_coverage(store)
         info = {
             "database": str(store.path.relative_to(root)),
             "indexed_commit": fresh.indexed_commit,
@@ -331,6 +337,7 @@ def status(as_json: bool) -> None:
                 "last_update": queue.updated,
                 "last_error": worker.last_error(root),
             },
+            "languages": [c.as_json() for c in coverage],
             "bytes": store.path.stat().st_size,
         }
     if as_json:
@@ -343,7 +350,12 @@ def status(as_json: bool) -> None:
     files = info["files"]
     indexed = sum(n for s, n in files.items() if s.startswith("indexed"))
     skipped = {s.split(":", 1)[1]: n for s, n in files.items() if s.startswith("skipped:")}
-    click.echo(f"files:     {indexed} indexed" + "".join(f", {n} {r}" for r, n in sorted(skipped.items())))
+    by_fallback = files.get("indexed:fallback", 0)
+    click.echo(f"files:     {indexed} indexed" + (f" ({by_fallback} by fallback)" if by_fallback else "")
+               + "".join(f", {n} {r}" for r, n in sorted(skipped.items())))
+    lines = coverage_lines(coverage)
+    for i, line in enumerate(lines):
+        click.echo(("languages: " if i == 0 else "           ") + shown(line))
     units = info["units"]
     click.echo(f"units:     {sum(units.values())} (" + ", ".join(f"{n} {k}" for k, n in sorted(units.items())) + ")")
     from hookgraph.plural import count

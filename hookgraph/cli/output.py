@@ -48,17 +48,19 @@ def result_record(r: Any) -> dict[str, Any]:
 
 
 def ask_payload(query: str, indexed_commit: str | None, stale_paths: list[str], results: list[Any],
-                pending_vectors: int = 0) -> dict[str, Any]:
-    """The ``ask --json`` object: ``query``, ``indexed_commit``, ``stale_paths``, ``pending_vectors``, ``results``.
+                pending_vectors: int = 0, notes: list[str] | None = None) -> dict[str, Any]:
+    """The ``ask --json`` object: ``query``, ``indexed_commit``, ``stale_paths``, ``pending_vectors``, ``notes``, ``results``.
 
     ``pending_vectors``: texts still waiting for the background embedder; while
-    it is above 0 their units are ranked by words and graph only.
+    it is above 0 their units are ranked by words and graph only. ``notes``:
+    one-line remarks on coverage (an identifier defined nowhere, a language not parsed).
     """
     return {
         "query": query,
         "indexed_commit": indexed_commit,
         "stale_paths": stale_paths,
         "pending_vectors": pending_vectors,
+        "notes": list(notes or ()),
         "results": [result_record(r) for r in results],
     }
 
@@ -150,25 +152,30 @@ def print_results(
     results: list[Any],
     root: Path,
     pending_vectors: int = 0,
+    notes: list[str] | None = None,
 ) -> None:
     """Print ``ask``'s answers in ``fmt`` (one of :data:`FORMATS`) to stdout; notes to stderr."""
     import sys
 
     import click
 
+    from hookgraph.cli.common import shown
+
     if fmt == "json":
-        payload = ask_payload(query, indexed_commit, stale_paths, results, pending_vectors)
+        payload = ask_payload(query, indexed_commit, stale_paths, results, pending_vectors, notes)
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
+    for note in notes or ():
+        click.echo(f"note: {shown(note)}", err=True)
     if stale_paths:
         from hookgraph.plural import count, verb
 
         n = len(stale_paths)
         click.echo(f"note: {count(n, 'path')} {verb(n, 'has', 'have')} changed since the last index "
                    "(run `hookgraph index`)", err=True)
-    note = pending_note(pending_vectors)
-    if note:
-        click.echo(note, err=True)
+    waiting = pending_note(pending_vectors)
+    if waiting:
+        click.echo(waiting, err=True)
     if fmt == "jsonl":
         lines: Iterator[str] = jsonl_lines(results)
     elif fmt == "vimgrep":

@@ -20,7 +20,7 @@ import re
 from bisect import bisect_left
 from typing import Any, cast
 
-from .languages import Language, LanguageSpec, language_for_path, load_language
+from .languages import TEXT_LANGUAGE, Language, LanguageSpec, language_for, load_language
 from .units import CodeUnit, Edge, ParsedFile
 
 __all__ = ["parse_file", "parse_bytes", "SIGNATURE_MAX"]
@@ -44,15 +44,24 @@ SENTENCE_MAX = 240
 # --------------------------------------------------------------------------- API
 
 
-def parse_file(path: str, data: bytes) -> ParsedFile | None:
-    """Parse one file's bytes. ``None`` when the path's language is unknown.
+def parse_file(path: str, data: bytes, *, text_chunks: bool = True) -> ParsedFile | None:
+    """Parse one file's bytes, its language decided from its name and content
+    (:func:`hookgraph.parse.languages.language_for`).
 
-    Never raises on any input: syntax errors yield what tree-sitter recovered
-    (``had_errors=True``); invalid UTF-8 is decoded with replacement characters
-    in text fields while lines come from byte offsets.
+    A file of no known language is plain text cut into chunks, or ``None``
+    with ``text_chunks=False`` (so is a known plain-text format). Never raises
+    on any input: syntax errors yield what tree-sitter recovered
+    (``had_errors=True``); invalid UTF-8 is decoded with replacement
+    characters in text fields while lines come from byte offsets.
     """
-    lang = language_for_path(path)
+    lang = language_for(path, data)
     if lang is None:
+        if not text_chunks:
+            return None
+        parsed = parse_bytes(path, data, TEXT_LANGUAGE)
+        parsed.language = None  # the file's language stays unknown; its units are text
+        return parsed
+    if not text_chunks and load_language(lang).spec.fallback == "chunks":
         return None
     return parse_bytes(path, data, lang)
 
@@ -68,6 +77,10 @@ def parse_bytes(path: str, data: bytes, lang: str) -> ParsedFile:
             return _parse_document(path, data, language.spec, language.spec.sections)
         if language.spec.blocks is not None:
             return _parse_blocks(path, data, language)
+        if language.spec.fallback:
+            from .fallback import parse_fallback
+
+            return parse_fallback(path, data, language)
         return _parse_code(path, data, language)
     except Exception:  # a hook must never die on one odd file
         log.warning("hookgraph: could not parse %s; indexing it as a bare file", path, exc_info=True)
@@ -312,6 +325,10 @@ def _role(capture: str) -> tuple[str, str | None]:
         role = ("container", None)
     elif capture == "name.container":
         role = ("containername", None)
+    elif capture == "namespace":
+        role = ("namespace", None)
+    elif capture == "name.namespace":
+        role = ("namespacename", None)
     elif capture in ("doc", "comment", "annotation"):
         role = (capture, None)
     elif capture == "block.tag":
@@ -335,10 +352,11 @@ class _Scope:
 
     __slots__ = (
         "node", "start", "end", "kind", "name", "name_node", "body", "scope_name",
-        "is_container", "swallowed", "qual", "unit", "parent", "doc", "is_unit", "last", "pattern",
+        "is_container", "is_namespace", "swallowed", "qual", "unit", "parent", "doc", "is_unit",
+        "first_member", "last", "pattern",
     )
 
-    def __init__(self, node, kind, name_node, body, scope_name, is_container, last=None):
+    def __init__(self, node, kind, name_node, body, scope_name, is_container, is_namespace=False, last=None):
         self.node = node
         #: the definition's last node: itself, or a sibling it was captured with
         #: (Dart's method_signature + function_body)
@@ -351,6 +369,7 @@ class _Scope:
         self.body = body
         self.scope_name = scope_name
         self.is_container = is_container
+        self.is_namespace = is_namespace
         self.swallowed = False
         self.qual: str | None = None
         self.unit: str | None = None  # qualname references inside are attributed to
@@ -358,6 +377,7 @@ class _Scope:
         self.doc: str | None = None
         self.is_unit = False
         self.pattern = 0  # index of the query pattern that gave the kind
+        self.first_member: int | None = None  # where the first definition inside starts
 
 
 class _Item:
@@ -436,7 +456,7 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     lang_id = label or spec.id
     if language.query is None:  # a languages.json entry with a grammar but no query file
         raise ValueError(f"language {spec.id!r} has no tree-sitter query")
-    tree = language.parser.parse(data)
+    tree = language.parser.parse(_masked(data, spec) if spec.mask else data)
     root = tree.root_node
     lines = _LineIndex(data)
 
@@ -448,7 +468,7 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     wrappers = spec.wrappers
 
     for pattern, caps in QueryCursor(language.query).matches(root):
-        def_node = def_last = name_node = body = scope_node = container = container_name = None
+        def_node = def_last = name_node = body = scope_node = container = container_name = namespace = None
         def_kind = None
         refnames = None
         ref_node = module_node = None
@@ -470,6 +490,10 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
                 container = nodes[0]
             elif role == "containername":
                 container_name = nodes[0]
+            elif role == "namespace":
+                namespace = nodes[0]
+            elif role == "namespacename":
+                container_name = nodes[0]
             elif role == "refname":
                 refnames, ref_kind = nodes, kind
                 if len(nodes) > 1 and kind == "import":  # one dotted path written as several nodes
@@ -490,10 +514,10 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
         if def_node is not None and name_node is not None:
             key = (name_node.start_byte, name_node.end_byte)
             outer = _climb_wrappers(def_node, wrappers)
-            scope_name = _decode(data, scope_node.start_byte, scope_node.end_byte) if scope_node is not None else None
+            scope_name = _scope_text(data, scope_node, name_node, spec) if scope_node is not None else None
             known = defs.get(key)
             if known is None:
-                known = defs[key] = _Scope(outer, def_kind, name_node, body, scope_name, False, def_last)
+                known = defs[key] = _Scope(outer, def_kind, name_node, body, scope_name, False, last=def_last)
                 known.pattern = pattern
             else:
                 last = def_last if def_last is not None else outer
@@ -511,6 +535,11 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
                     known.scope_name = scope_name
         elif container is not None and container_name is not None:
             containers.append(_Scope(container, None, container_name, None, None, True))
+        elif namespace is not None and container_name is not None:
+            ns = _Scope(namespace, None, container_name, body, None, True, True)
+            if body is None and namespace.parent is not None:  # `namespace Foo;`: the rest of its parent
+                ns.end = namespace.parent.end_byte
+            containers.append(ns)
         if refnames:
             for node in refnames:
                 items.append(_Item(ref_kind, ref_kind, node, ref_node, module_node))
@@ -525,6 +554,8 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
         while stack and stack[-1].end <= s.start:
             stack.pop()
         enc = stack[-1] if stack else None
+        if enc is not None and enc.first_member is None:
+            enc.first_member = s.start
         stack.append(s)
         if enc is not None and (enc.swallowed or (not enc.is_container and enc.kind in FUNCTION_KINDS)):
             s.swallowed = True
@@ -537,19 +568,22 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
             s.unit = enc.unit if enc is not None else None
             continue
         prefix = enc.qual if enc is not None else None
+        # what a namespace qualifies is joined in the namespace style (PHP `Foo\\Bar`)
+        separator = spec.namespace_separator if enc is not None and enc.is_namespace else spec.qualname_separator
         if s.is_container:
-            s.qual = _join(prefix, s.name, spec.qualname_separator)
-            s.unit = s.qual
+            s.qual = _join(prefix, s.name, separator)
+            s.unit = s.qual if not s.is_namespace else (enc.unit if enc is not None else None)
             continue
-        classy = enc is not None and (enc.is_container or enc.kind in CLASS_KINDS)
+        classy = enc is not None and ((enc.is_container and not enc.is_namespace) or enc.kind in CLASS_KINDS)
         parent = prefix
         if s.scope_name:
-            parent = _join(prefix, s.scope_name, spec.qualname_separator)
+            parent = _join(prefix, s.scope_name, separator)
+            separator = spec.qualname_separator
             classy = True
         if s.kind in FUNCTION_KINDS:
             s.kind = "method" if classy else "function"
         s.parent = parent
-        s.qual = _join(parent, s.name, spec.qualname_separator)
+        s.qual = _join(parent, s.name, separator)
         s.unit = s.qual
         s.is_unit = True
         kept.append((s, s.qual))
@@ -579,6 +613,8 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
         target = _decode(data, name.start_byte, name.end_byte)
         if item.kind == "import":
             target = _strip_quotes(target.strip())
+            if target.startswith("<") and target.endswith(">"):  # C's `#include <stdio.h>`
+                target = target[1:-1].strip()
             full = target
             if item.module is not None and item.module is not name and item.module.start_byte != name.start_byte:
                 module = _strip_quotes(_decode(data, item.module.start_byte, item.module.end_byte).strip())
@@ -618,6 +654,8 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
             if block:
                 used_comments.update(c.start_byte for c in block)
                 doc = _tidy_doc("\n".join(_clean_comment(_decode(data, c.start_byte, c.end_byte), spec) for c in block))
+                if spec.doc_strip is not None:
+                    doc = _tidy_doc(spec.doc_strip.sub(_kept_group, doc))
         units.append(
             CodeUnit(
                 path=path,
@@ -768,13 +806,59 @@ def _join_clauses(kept: list[tuple[_Scope, str]]) -> list[tuple[_Scope, str]]:
     return out
 
 
+def _kept_group(m: re.Match[str]) -> str:
+    """A ``doc_strip`` match is removed, but the text of a group it captured stays
+    (``<see cref="PyObject"/>`` -> ``PyObject``)."""
+    return next((g for g in m.groups() if g), "")
+
+
+def _masked(data: bytes, spec: LanguageSpec) -> bytes:
+    """``data`` with every ``mask`` match (its group 1, if any) blanked to spaces: same length, same lines."""
+    out = bytearray(data)
+    for rule in spec.mask:
+        group = 1 if rule.groups else 0
+        for m in rule.finditer(data):
+            start, end = m.span(group)
+            out[start:end] = b" " * (end - start)
+    return bytes(out)
+
+
+_TYPE_ARGS = re.compile(r"<[^<>]*>")
+
+
+def _scope_text(data: bytes, scope, name, spec: LanguageSpec) -> str:
+    """A ``@name.scope``'s text; when it contains the name (C++ ``a::B::run``), the part
+    before the name, without its separator and type arguments (``Vec<T>::push`` -> ``Vec``)."""
+    if not (scope.start_byte <= name.start_byte and name.end_byte <= scope.end_byte):
+        return _decode(data, scope.start_byte, scope.end_byte)
+    text = _decode(data, scope.start_byte, name.start_byte)
+    previous = None
+    while previous != text:  # nested arguments: Map<K, Vec<V>>
+        previous, text = text, _TYPE_ARGS.sub("", text)
+    text = _WS.sub("", text)
+    for sep in (spec.qualname_separator, spec.namespace_separator, "::", "."):
+        if sep and text.endswith(sep):
+            text = text[: -len(sep)]
+            break
+    return text
+
+
 def _signature(data: bytes, s: _Scope, comment_starts: list[int]) -> str:
     """Definition header: from the start of the name's line up to the body."""
     name = s.name_node
     line_start = name.start_byte - name.start_point[1]
     start = max(s.start, line_start)
     body = s.body
-    end = body.start_byte if body is not None and body.start_byte > start else s.end
+    if body is not None and body.end_byte <= name.start_byte:
+        # the name follows the body (C's `typedef struct { ... } name;`): header + name
+        head = _collapse(_decode(data, s.start, min(body.start_byte, s.start + 4 * SIGNATURE_MAX)))
+        return _cap(f"{head} {_decode(data, name.start_byte, name.end_byte)}".strip(), SIGNATURE_MAX)
+    if body is not None and body.start_byte > start:
+        end = body.start_byte
+    elif s.first_member is not None and s.first_member > start:  # no body node: the header ends at its first member
+        end = s.first_member
+    else:
+        end = s.end
     i = bisect_left(comment_starts, start)
     if i < len(comment_starts) and comment_starts[i] < end:
         end = comment_starts[i]

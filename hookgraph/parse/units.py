@@ -10,7 +10,9 @@ from dataclasses import dataclass, field
 
 #: Kinds a unit can have. Code definitions come from the language query files;
 #: ``file`` is the per-file fingerprint unit and ``section`` a Markdown/reST
-#: heading section (DESIGN.md section 8); ``table`` and ``view`` are SQL's.
+#: heading section (DESIGN.md section 8); ``table`` and ``view`` are SQL's; ``block`` (top-level nodes of a
+#: format with a grammar but no query) and ``chunk`` (a line window of plain
+#: text) come from the fallback (:mod:`hookgraph.parse.fallback`).
 UNIT_KINDS = (
     "function",
     "method",
@@ -24,6 +26,8 @@ UNIT_KINDS = (
     "view",
     "file",
     "section",
+    "block",
+    "chunk",
 )
 
 #: Kinds an edge can have.
@@ -82,8 +86,11 @@ class ParsedFile:
     """What parsing one file yields."""
 
     path: str
-    language: str
+    #: The file's language id; ``None`` for text of no known format (its units are ``text``).
+    language: str | None
     units: list[CodeUnit] = field(default_factory=list)
     edges: list[Edge] = field(default_factory=list)
     #: True when tree-sitter reported syntax errors (units are still best effort).
     had_errors: bool = False
+    #: True when the file was indexed by the fallback (blocks or text chunks), not first-class.
+    fallback: bool = False

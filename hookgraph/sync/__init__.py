@@ -239,6 +239,7 @@ def _sync(
         caches = _caches(root) if database is None else []
         priority = PRIORITY_BULK if (full or not stored) else PRIORITY_INCREMENTAL
         embed = _Vectors(store, embedder, root, caches, priority)
+        text_chunks = filters.text_chunks_wanted(root)
         if not full:  # even with nothing to do: a switched model is reported at once
             embed.check_model()
         if not changed and not deleted and not full:
@@ -256,7 +257,7 @@ def _sync(
                     store.delete_file(p)
                 with git.BlobReader(root) as reader:
                     for p in sorted(changed):
-                        _sync_file(store, reader, target, p, wanted[p], embed, report)
+                        _sync_file(store, reader, target, p, wanted[p], embed, report, text_chunks)
                         if bar:
                             bar.advance()
                 store.drop_unwanted_pending()
@@ -351,16 +352,17 @@ def _sync_file(
     entry: git.Entry,
     embed: _Vectors,
     report: SyncReport,
+    text_chunks: bool = True,
 ) -> None:
-    from hookgraph.parse.languages import language_for_path
+    """Index one file, or record why not. What needs no read (vendored,
+    too large, a symlink) is decided first; the language after reading, since
+    the bytes decide a ``.h`` or a file with only a ``#!`` line to go by."""
+    from hookgraph.parse.languages import language_for, language_for_path
 
     store.delete_units_of(path)
-    language = language_for_path(path)
     reason = filters.path_skip_reason(path, entry.size)
     if reason is None and not entry.regular:  # a symlink's "content" is a path, a submodule's a commit
         reason = "symlink" if entry.mode == git.SYMLINK_MODE else "submodule"
-    if reason is None and language is None:
-        reason = "unknown-language"
     data: bytes | None = None
     if reason is None:
         data = target.overrides.get(path)
@@ -372,21 +374,21 @@ def _sync_file(
         else:
             reason = filters.content_skip_reason(data)
     if reason is not None or data is None:
+        language = language_for(path, data) if data is not None else language_for_path(path)
         store.upsert_file(path, entry.blob, language, f"skipped:{reason}", 0, 0)
-        if reason != "unknown-language":
-            report.skipped[reason or "unreadable"] += 1
+        report.skipped[reason or "unreadable"] += 1
         return
     from hookgraph.parse import parse_file
 
-    parsed = parse_file(path, data)
-    if parsed is None:
-        store.upsert_file(path, entry.blob, language, "skipped:unknown-language", 0, 0)
+    parsed = parse_file(path, data, text_chunks=text_chunks)
+    if parsed is None:  # text of no known format, with [index] unknown_text = "skip"
+        store.upsert_file(path, entry.blob, language_for(path, data), "skipped:unknown-language", 0, 0)
         return
     truncated, split = _write_units(store, parsed, embed)
     report.units_written += len(parsed.units)
     report.truncated += truncated
     report.split += split
-    status = "indexed:partial" if parsed.had_errors else "indexed"
+    status = "indexed:fallback" if parsed.fallback else "indexed:partial" if parsed.had_errors else "indexed"
     store.upsert_file(path, entry.blob, parsed.language, status, len(parsed.units), truncated)
 
 

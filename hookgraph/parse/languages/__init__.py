@@ -11,9 +11,50 @@ Each key is a hookgraph language id; its object has:
 
 ``grammar``
     tree-sitter-language-pack grammar name (absent for document languages).
+``name``
+    how people write the language's name (``C++``, ``C#``), for ``status`` and
+    ``ask``'s notes; defaults to the id.
 ``extensions`` / ``filenames``
     how :func:`language_for_path` recognises a file (extensions are matched
-    case-insensitively, longest first; file names exactly).
+    case-insensitively, longest first; file names exactly). An extension
+    listed by one language may be *claimed* by others (``claims``).
+``claims``
+    ``{extension: [regex, ...]}``: files with that extension, although another
+    language lists it, may be this language, decided by content
+    (:func:`language_for`). Each claimant's score is how many of its regexes
+    (Python ``re``, multi-line, on the first 16 KB) match; the highest score
+    wins, the language that lists the extension in ``extensions`` wins ties
+    and files that no regex matches. ``.h`` is C unless C++ (``namespace``,
+    ``class X {``, ``template <``, ``public:``, ``std::``) or Objective-C
+    (``@interface``, ``#import``) claim it. A language may list claims for its
+    own extension too, to defend it against a claimant.
+``interpreters``
+    program names on a ``#!`` line that mean this language (``["python",
+    "pypy"]``; ``["bash", "sh", "zsh"]``), for files whose name says
+    nothing: ``#!/usr/bin/env python3``, ``#!/usr/bin/perl -w`` and
+    ``#!/usr/bin/env -S node --flag`` give ``python3``, ``perl``, ``node``. A
+    name matches itself followed by a version (``python`` matches
+    ``python3.12``, ``ruby`` matches ``ruby2.7``), so list base names only.
+``fallback``
+    set only by ``fallback.json``, for formats that are indexed but not
+    first-class: ``"blocks"`` (a pack grammar with no query: units of kind
+    ``block`` from the top-level nodes) or ``"chunks"`` (plain text: line
+    windows of kind ``chunk``); see :mod:`hookgraph.parse.fallback`.
+``data``
+    ``true`` for a fallback format of settings, data, markup or prose (YAML,
+    JSON, INI, HTML, plain text) rather than code: when ``ask`` is asked
+    for an identifier defined nowhere, its note lists code that is not
+    parsed, and leaves these out.
+``mask``
+    regexes whose matches (group 1 when the regex has one) are blanked to
+    spaces before tree-sitter parses the file; byte offsets and lines stay
+    exact and every text shown comes from the real bytes. For what a grammar
+    cannot know without the preprocessor: C++ export macros between ``class``
+    and the name (``class GTEST_API_ TestPartResult {``).
+``doc_strip``
+    regexes removed from leading-comment docstrings (C#'s XML doc tags
+    ``<summary>``, ``<param name="x">``); the text of a group a regex
+    captures stays (``<see cref="PyObject"/>`` -> ``PyObject``).
 ``query``
     the ``.scm`` file in this folder, or a list of them concatenated in order
     (``tsx`` is ``typescript.scm`` + ``jsx.scm``).
@@ -35,6 +76,7 @@ Each key is a hookgraph language id; its object has:
 ``namespace_separator``
     joins namespace parts where it differs from ``qualname_separator``
     (PHP: ``Foo\\Bar::baz``); defaults to ``qualname_separator``.
+    Used for whatever is qualified by a ``@namespace`` (below).
 ``import_separator``
     joins ``@module.reference.import`` and ``@name.reference.import`` into an
     import edge's ``target_full`` (``requests.adapters`` + ``.`` + ``HTTPAdapter``).
@@ -84,7 +126,10 @@ Definitions (units)
 ``@name.scope``
     optional, same match: a type name that qualifies the definition although it
     does not enclose it (Go method receivers). The unit becomes a method,
-    ``Scope.name``, with ``parent = Scope``.
+    ``Scope.name``, with ``parent = Scope``. When the scope node contains the
+    name (C++ out-of-line ``void net::Client::send() {}``: the scope is the
+    whole ``qualified_identifier``), the scope is its text before the name,
+    without the separator, and type arguments (``Vec<T>::push``) are dropped.
 
 Scoping is derived from node nesting, not from the query: a ``function``
 directly inside a class-like unit (class, interface, struct, enum, trait) or a
@@ -99,6 +144,13 @@ Containers
     a node that prefixes the qualnames of the definitions inside it without
     being a unit itself (Rust ``impl Foo``). References inside it (e.g. the
     trait of ``impl Trait for Foo``) come from ``Foo``.
+``@namespace`` + ``@name.namespace``
+    a namespace (C++ ``namespace net {``, C# ``namespace App.Net``): like a
+    container it prefixes the qualnames inside it (joined with
+    ``namespace_separator``) without being a unit, but a function in it stays
+    a ``function`` (``net::connect``), not a method. A namespace written as a
+    statement (the match has no ``@body``: C# ``namespace App.Net;``, PHP
+    ``namespace Foo\\Bar;``) covers the rest of its parent.
 
 Documentation
 
@@ -146,6 +198,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -159,14 +212,22 @@ if TYPE_CHECKING:  # tree-sitter is imported when a language is loaded
 __all__ = [
     "REGISTRY",
     "Blocks",
+    "TEXT_LANGUAGE",
     "LanguageSpec",
     "Language",
     "language_for_path",
+    "language_for",
+    "interpreter_language",
+    "display_name",
     "load_language",
     "languages",
 ]
 
 _HERE = Path(__file__).resolve().parent
+#: How much of a file content rules (``claims``) look at.
+CLAIM_WINDOW = 16_384
+#: The ``fallback.json`` entry whose units text of no known format becomes (line-window chunks).
+TEXT_LANGUAGE = "text"
 
 
 @dataclass(frozen=True)
@@ -194,12 +255,15 @@ class Blocks:
 
 @dataclass(frozen=True)
 class LanguageSpec:
-    """One entry of ``languages.json``."""
+    """One entry of ``languages.json`` (or ``fallback.json``)."""
 
     id: str
     grammar: str | None = None
+    name: str = ""
     extensions: tuple[str, ...] = ()
     filenames: tuple[str, ...] = ()
+    interpreters: tuple[str, ...] = ()
+    claims: tuple[tuple[str, tuple[re.Pattern[bytes], ...]], ...] = ()
     query: tuple[str, ...] = ()
     line_comments: tuple[str, ...] = ()
     block_comments: tuple[tuple[str, str], ...] = ()
@@ -210,6 +274,14 @@ class LanguageSpec:
     join_clauses: bool = False
     blocks: Blocks | None = None
     sections: str | None = None
+    fallback: str | None = None
+    data: bool = False
+    mask: tuple[re.Pattern[bytes], ...] = ()
+    doc_strip: re.Pattern[str] | None = None
+
+    @property
+    def display_name(self) -> str:
+        return self.name or self.id
 
 
 def _as_tuple(value) -> tuple[str, ...]:
@@ -227,45 +299,75 @@ def _blocks(entry) -> Blocks | None:
     return Blocks(attribute=entry.get("attribute", "lang"), default=entry.get("default"), languages=languages)
 
 
+def _spec(lang_id: str, entry: dict, fallback: str | None) -> LanguageSpec:
+    doc_strip = entry.get("doc_strip") or ()
+    return LanguageSpec(
+        id=lang_id,
+        grammar=entry.get("grammar"),
+        name=entry.get("name", ""),
+        extensions=tuple(e.lower() for e in entry.get("extensions", ())),
+        filenames=tuple(entry.get("filenames", ())),
+        interpreters=tuple(entry.get("interpreters", ())),
+        claims=tuple(
+            (ext.lower(), tuple(re.compile(rx.encode(), re.MULTILINE) for rx in rules))
+            for ext, rules in entry.get("claims", {}).items()
+        ),
+        query=_as_tuple(entry.get("query")),
+        # longest marker first so "///" is stripped before "//"
+        line_comments=tuple(sorted(entry.get("line_comments", ()), key=len, reverse=True)),
+        block_comments=tuple(
+            tuple(pair) for pair in sorted(entry.get("block_comments", ()), key=lambda p: len(p[0]), reverse=True)
+        ),
+        wrappers=frozenset(entry.get("wrappers", ())),
+        import_separator=entry.get("import_separator", "."),
+        qualname_separator=entry.get("qualname_separator", "."),
+        namespace_separator=entry.get("namespace_separator") or entry.get("qualname_separator", "."),
+        join_clauses=bool(entry.get("join_clauses", False)),
+        blocks=_blocks(entry.get("blocks")),
+        sections=entry.get("sections"),
+        fallback=fallback or entry.get("fallback"),
+        data=bool(entry.get("data", False)),
+        mask=tuple(re.compile(rx.encode(), re.MULTILINE) for rx in entry.get("mask", ())),
+        doc_strip=re.compile("|".join(f"(?:{rx})" for rx in doc_strip)) if doc_strip else None,
+    )
+
+
 def _load_registry() -> dict[str, LanguageSpec]:
-    raw = json.loads((_HERE / "languages.json").read_text(encoding="utf-8"))
+    """First-class languages (``languages.json``), then the fallback formats
+    (``fallback.json``); a fallback entry never replaces a first-class one."""
     out: dict[str, LanguageSpec] = {}
-    for lang_id, entry in raw.items():
-        if lang_id.startswith("_"):
-            continue
-        out[lang_id] = LanguageSpec(
-            id=lang_id,
-            grammar=entry.get("grammar"),
-            extensions=tuple(e.lower() for e in entry.get("extensions", ())),
-            filenames=tuple(entry.get("filenames", ())),
-            query=_as_tuple(entry.get("query")),
-            # longest marker first so "///" is stripped before "//"
-            line_comments=tuple(sorted(entry.get("line_comments", ()), key=len, reverse=True)),
-            block_comments=tuple(
-                tuple(pair) for pair in sorted(entry.get("block_comments", ()), key=lambda p: len(p[0]), reverse=True)
-            ),
-            wrappers=frozenset(entry.get("wrappers", ())),
-            import_separator=entry.get("import_separator", "."),
-            qualname_separator=entry.get("qualname_separator", "."),
-            namespace_separator=entry.get("namespace_separator") or entry.get("qualname_separator", "."),
-            join_clauses=bool(entry.get("join_clauses", False)),
-            blocks=_blocks(entry.get("blocks")),
-            sections=entry.get("sections"),
-        )
+    for file_name in ("languages.json", "fallback.json"):
+        raw = json.loads((_HERE / file_name).read_text(encoding="utf-8"))
+        for lang_id, entry in raw.items():
+            if lang_id.startswith("_") or lang_id in out:
+                continue
+            default = None if file_name == "languages.json" else entry.get("fallback", "blocks")
+            out[lang_id] = _spec(lang_id, entry, default)
     return out
 
 
-#: language id -> :class:`LanguageSpec`, from ``languages.json``.
+#: language id -> :class:`LanguageSpec`, from ``languages.json`` and ``fallback.json``.
 REGISTRY: dict[str, LanguageSpec] = _load_registry()
 
 _BY_FILENAME: dict[str, str] = {}
 _BY_EXTENSION: list[tuple[str, str]] = []
-for _spec in REGISTRY.values():
-    for _name in _spec.filenames:
-        _BY_FILENAME.setdefault(_name, _spec.id)
-    for _ext in _spec.extensions:
-        _BY_EXTENSION.append((_ext, _spec.id))
-_BY_EXTENSION.sort(key=lambda item: len(item[0]), reverse=True)
+_BY_INTERPRETER: dict[str, str] = {}
+#: extension -> [(claimant id, its regexes)] in registry order.
+_CLAIMS: dict[str, list[tuple[str, tuple[re.Pattern[bytes], ...]]]] = {}
+for _spec_entry in REGISTRY.values():
+    for _name in _spec_entry.filenames:
+        _BY_FILENAME.setdefault(_name, _spec_entry.id)
+    for _ext in _spec_entry.extensions:
+        _BY_EXTENSION.append((_ext, _spec_entry.id))
+    for _program in _spec_entry.interpreters:
+        _BY_INTERPRETER.setdefault(_program, _spec_entry.id)
+    for _ext, _rules in _spec_entry.claims:
+        _CLAIMS.setdefault(_ext, []).append((_spec_entry.id, _rules))
+# an extension belongs to the first language listing it (first-class before
+# fallback); longest first, so ".d.ts" is tried before ".ts"
+_BY_EXTENSION = sorted(dict(reversed(_BY_EXTENSION)).items(), key=lambda item: len(item[0]), reverse=True)
+_SHEBANG = re.compile(rb"^#![ \t]*(\S+)((?:[ \t]+\S+)*)")
+_VERSION_SUFFIX = re.compile(r"[-_]?[0-9][0-9.]*$")
 
 
 def languages() -> list[str]:
@@ -273,19 +375,81 @@ def languages() -> list[str]:
     return list(REGISTRY)
 
 
-def language_for_path(path: str) -> str | None:
-    """The language id for a repository path, or ``None`` when it is unknown."""
+def display_name(lang: str | None) -> str:
+    """How people write a language id's name (``cpp`` -> ``C++``); ``unknown`` for None."""
+    if lang is None:
+        return "unknown"
+    spec = REGISTRY.get(lang)
+    return spec.display_name if spec is not None else lang
+
+
+def _extension_match(path: str) -> tuple[str | None, str | None]:
+    """(language id, matched extension) from the file's name alone."""
     base = os.path.basename(path.replace("\\", "/"))
     if not base:
-        return None
+        return None, None
     lang = _BY_FILENAME.get(base)
     if lang is not None:
-        return lang
+        return lang, None
     lower = base.lower()
     for ext, lang_id in _BY_EXTENSION:
         if lower.endswith(ext) and len(lower) > len(ext):
-            return lang_id
-    return None
+            return lang_id, ext
+    return None, None
+
+
+def language_for_path(path: str) -> str | None:
+    """The language id a repository path's name gives, or ``None`` when it says nothing.
+
+    Without the file's bytes, an extension claimed by several languages
+    (``.h``) goes to the one that lists it; :func:`language_for` decides by content.
+    """
+    return _extension_match(path)[0]
+
+
+def language_for(path: str, data: bytes) -> str | None:
+    """The language of a file from its name and its bytes, or ``None`` when unknown.
+
+    Name first (file name, then extension); for an extension other languages
+    claim, the content decides (``claims``); a file whose name says nothing,
+    or only that it is plain text, is decided by its ``#!`` line
+    (``interpreters``).
+    """
+    lang, ext = _extension_match(path)
+    if ext is not None and ext in _CLAIMS:
+        lang = _claimed(lang, _CLAIMS[ext], data[:CLAIM_WINDOW])
+    if lang is None or REGISTRY[lang].fallback == "chunks":
+        by_shebang = interpreter_language(data)
+        if by_shebang is not None:
+            return by_shebang
+    return lang
+
+
+def _claimed(owner: str | None, claimants: list[tuple[str, tuple[re.Pattern[bytes], ...]]], head: bytes) -> str | None:
+    best, best_score = owner, 0
+    for lang_id, rules in claimants:
+        score = sum(1 for rule in rules if rule.search(head))
+        if score > best_score or (score == best_score and score and lang_id == owner):
+            best, best_score = lang_id, score
+    return best
+
+
+def interpreter_language(data: bytes) -> str | None:
+    """The language a ``#!`` first line names, or ``None``."""
+    if not data.startswith(b"#!"):
+        return None
+    m = _SHEBANG.match(data[:256])
+    if m is None:
+        return None
+    words = [m.group(1)] + m.group(2).split()
+    program = os.path.basename(words[0].decode("utf-8", "replace"))
+    if program == "env":  # /usr/bin/env [-S] [VAR=x] [-opts] program
+        rest = [w.decode("utf-8", "replace") for w in words[1:]]
+        rest = [w for w in rest if not w.startswith("-") and "=" not in w]
+        if not rest:
+            return None
+        program = os.path.basename(rest[0])
+    return _BY_INTERPRETER.get(program) or _BY_INTERPRETER.get(_VERSION_SUFFIX.sub("", program))
 
 
 @dataclass
