@@ -85,8 +85,8 @@ QUESTIONS_DIR = EVAL_DIR / "questions"
 RESULTS_MD = EVAL_DIR / "RESULTS.md"
 
 #: Source files whose content decides what an index holds (not how it is ranked).
-RECIPE_FILES = ("parse/compose.py", "parse/__init__.py", "parse/words.py", "store/__init__.py", "sync/__init__.py",
-                "parse/filters.py", "parse/units.py")
+RECIPE_FILES = ("parse/compose.py", "parse/__init__.py", "parse/words.py", "parse/fallback.py", "store/__init__.py",
+                "sync/__init__.py", "parse/filters.py", "parse/units.py")
 
 SEARCH_KINDS = ("nl", "identifier")
 GRAPH_KINDS = ("callers", "callees")
@@ -348,7 +348,11 @@ def index_project(spec: dict[str, Any], embedder: CachingEmbedder) -> Path:
     db = db_path(root)
     for suffix in ("", "-wal", "-shm"):
         Path(str(db) + suffix).unlink(missing_ok=True)
-    report = sync(root, read_target(root, "head"), full=True, embedder=embedder._real)
+    report = sync(root, read_target(root, "head"), full=True, embedder=embedder._real, background=False)
+    if report.pending:  # syncs queue texts (issue 12): embed them here, through the cache
+        from hookgraph.embed.queue import drain
+
+        report.texts_embedded = drain(db, embedder._real).embedded
     embedder.commit()
     index.parent.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(db) as plain:  # fold the WAL in so the copy is complete
