@@ -86,7 +86,7 @@ end.
 @pytest.fixture(scope="module")
 def mixed_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo = make_repo(tmp_path_factory.mktemp("coverage") / "mixed", FILES)
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     return repo
 
 
@@ -165,7 +165,7 @@ def test_ask_notes_a_language_the_question_names_that_is_not_parsed(mixed_repo: 
 def test_unknown_text_can_be_skipped_by_config(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"notes/TODO": "buy milk\n", "app.py": "def main():\n    return 1\n"})
     write_files(repo, {".hookgraph/config.toml": '[index]\nunknown_text = "skip"\n'})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     langs = _languages(repo)
     assert langs["unknown"]["skipped"] == {"unknown-language": 1} and langs["unknown"]["fallback"] == 0
     write_files(repo, {".hookgraph/config.toml": '[index]\nunknown_text = "maybe"\n', "app.py": "x = 2\n"})
