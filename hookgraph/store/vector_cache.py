@@ -26,8 +26,8 @@ cache that fails a check is left alone and reported (``problem``).
 from __future__ import annotations
 
 import os
-import time
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -69,8 +69,27 @@ class CachedVector:
         return np.frombuffer(self.embedding, dtype=np.int8).reshape(self.windows, self.dims)
 
 
-def _hour() -> int:
-    return int(time.time() // 3600)
+@contextmanager
+def _writing(db: apsw.Connection) -> Iterator[None]:
+    """A write transaction that takes the write lock first (``BEGIN IMMEDIATE``).
+
+    A deferred one that reads and then writes fails at once with
+    SQLITE_BUSY_SNAPSHOT when another writer committed in between, without
+    waiting: with several writers that lost every other batch.
+    """
+    db.execute("BEGIN IMMEDIATE")
+    try:
+        yield
+    except BaseException:
+        if db.in_transaction:
+            db.execute("ROLLBACK")
+        raise
+    db.execute("COMMIT")
+
+
+def _tick(db: apsw.Connection) -> int:
+    """The next value of the cache's use clock: later than every use so far (``used`` is indexed)."""
+    return int(db.execute("SELECT coalesce(max(used), 0) + 1 FROM vectors").fetchall()[0][0])  # type: ignore[arg-type]
 
 
 class VectorCache:
@@ -106,16 +125,22 @@ class VectorCache:
             db.setbusytimeout(BUSY_MS)
             db.execute("PRAGMA trusted_schema=OFF")
             db.execute("PRAGMA cell_size_check=ON")
-            rows = [(str(t), str(n), " ".join(str(s).split())) for t, n, s in
-                    db.execute("SELECT type, name, sql FROM sqlite_master")]
             expected = {("table", "vectors", SCHEMA[0]), ("index", "vectors_used", SCHEMA[1])}
+            rows = self._schema(db)
             if not rows:
                 db.execute("PRAGMA journal_mode=WAL")
-                with db:
-                    for sql in SCHEMA:
-                        db.execute(sql)
-                    db.execute(f"PRAGMA application_id={APPLICATION_ID}")
-            else:
+                db.execute("BEGIN IMMEDIATE")  # two processes may create it at once: one does, under the lock
+                try:
+                    if not self._schema(db):
+                        for sql in SCHEMA:
+                            db.execute(sql)
+                        db.execute(f"PRAGMA application_id={APPLICATION_ID}")
+                    db.execute("COMMIT")
+                except BaseException:
+                    db.execute("ROLLBACK")
+                    raise
+                rows = self._schema(db)
+            if rows:
                 app = db.execute("PRAGMA application_id").fetchall()[0][0]
                 if app != APPLICATION_ID or set(rows) != expected:
                     raise ValueError("it is not a hookgraph vector cache (schema or id differs)")
@@ -124,6 +149,11 @@ class VectorCache:
             db.close()
             raise
         return db
+
+    @staticmethod
+    def _schema(db: apsw.Connection) -> set[tuple[str, str, str]]:
+        return {(str(t), str(n), " ".join(str(s).split())) for t, n, s in
+                db.execute("SELECT type, name, sql FROM sqlite_master")}
 
     def close(self) -> None:
         if self._db is not None:
@@ -153,10 +183,9 @@ class VectorCache:
                             and len(embedding) == windows * dims and isinstance(key, bytes)):
                         found[key] = CachedVector(key, dims, windows, bool(truncated), embedding)
             if found:
-                now = _hour()
-                with db:
-                    db.executemany("UPDATE vectors SET used = ? WHERE key = ? AND used < ?",
-                                   ((now, k, now) for k in found))
+                with _writing(db):
+                    now = _tick(db)
+                    db.executemany("UPDATE vectors SET used = ? WHERE key = ?", ((now, k) for k in found))
         except apsw.BusyError:
             pass  # another process is writing: what we read is still good
         except apsw.Error as exc:
@@ -172,10 +201,10 @@ class VectorCache:
                 if len(v.embedding) == v.windows * v.dims]
         if db is None or not rows:
             return 0
-        now = _hour()
         added = 0
         try:
-            with db:
+            with _writing(db):
+                now = _tick(db)
                 for key, dims, windows, truncated, embedding in rows:
                     db.execute("INSERT OR IGNORE INTO vectors(key, dims, windows, truncated, embedding, used) "
                                "VALUES (?, ?, ?, ?, ?, ?)", (key, dims, windows, truncated, embedding, now))
@@ -203,7 +232,7 @@ class VectorCache:
             count = int(db.execute("SELECT count(*) FROM vectors").fetchall()[0][0])  # type: ignore[arg-type]
             if not count:
                 return
-            with db:
+            with _writing(db):
                 db.execute("DELETE FROM vectors WHERE key IN (SELECT key FROM vectors ORDER BY used LIMIT ?)",
                            (max(1, count // 10),))
 
