@@ -280,6 +280,10 @@ def _role(capture: str) -> tuple[str, str | None]:
         role = ("container", None)
     elif capture == "name.container":
         role = ("containername", None)
+    elif capture == "namespace":
+        role = ("namespace", None)
+    elif capture == "name.namespace":
+        role = ("namespacename", None)
     elif capture in ("doc", "comment", "annotation"):
         role = (capture, None)
     elif parts[:2] == ["name", "reference"] and len(parts) == 3:
@@ -299,7 +303,7 @@ class _Scope:
 
     __slots__ = (
         "node", "start", "end", "kind", "name", "name_node", "body", "scope_name",
-        "is_container", "swallowed", "qual", "unit", "parent", "doc", "is_unit",
+        "is_container", "is_namespace", "swallowed", "qual", "unit", "parent", "doc", "is_unit",
     )
 
     def __init__(self, node, kind, name_node, body, scope_name, is_container):
@@ -312,6 +316,7 @@ class _Scope:
         self.body = body
         self.scope_name = scope_name
         self.is_container = is_container
+        self.is_namespace = False
         self.swallowed = False
         self.qual: str | None = None
         self.unit: str | None = None  # qualname references inside are attributed to
@@ -354,6 +359,35 @@ def _join(prefix: str | None, name: str, separator: str = ".") -> str:
     return f"{prefix}{separator}{name}" if prefix else name
 
 
+def _namespace_scopes(found: list[tuple[object, object, bool]], size: int) -> list[_Scope]:
+    """Scopes for ``@name.namespace`` declarations.
+
+    A declaration with a body (``namespace Foo { ... }``) covers itself; one
+    without (PHP ``namespace Foo\\Bar;``, Perl ``package Foo;``) covers the rest of
+    the block or file it stands in, up to the next such declaration there.
+    """
+    out: list[_Scope] = []
+    statements: dict[tuple[int, int], list[tuple[int, object, object]]] = {}
+    for decl, name, has_body in found:
+        if has_body:
+            scope = _Scope(decl, None, name, None, None, True)
+            scope.is_namespace = True
+            out.append(scope)
+            continue
+        parent = decl.parent  # type: ignore[attr-defined]
+        block = (parent.start_byte, parent.end_byte) if parent is not None else (0, size)
+        statements.setdefault(block, []).append((decl.start_byte, decl, name))  # type: ignore[attr-defined]
+    for (_start, end), group in statements.items():
+        group.sort(key=lambda item: item[0])
+        for i, (start, decl, name) in enumerate(group):
+            scope = _Scope(decl, None, name, None, None, True)
+            scope.is_namespace = True
+            scope.start = start
+            scope.end = group[i + 1][0] if i + 1 < len(group) else end
+            out.append(scope)
+    return out
+
+
 def _innermost(scopes: list[_Scope], items: list[_Item]):
     """Yield (item, innermost scope containing it or None); both lists sorted by start."""
     stack: list[_Scope] = []
@@ -387,6 +421,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
 
     defs: dict[tuple[int, int], _Scope] = {}
     containers: list[_Scope] = []
+    namespaces: list[tuple[object, object, bool]] = []  # (declaration, name, has a body)
     items: list[_Item] = []
     comments: dict[int, object] = {}
     annotations: set[int] = set()
@@ -394,6 +429,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
 
     for _pattern, caps in QueryCursor(language.query).matches(root):
         def_node = name_node = body = scope_node = container = container_name = None
+        namespace = namespace_name = None
         def_kind = None
         refnames = None
         ref_node = module_node = None
@@ -413,6 +449,10 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                 container = nodes[0]
             elif role == "containername":
                 container_name = nodes[0]
+            elif role == "namespace":
+                namespace = nodes[0]
+            elif role == "namespacename":
+                namespace_name = nodes[0]
             elif role == "refname":
                 refnames, ref_kind = nodes, kind
             elif role == "ref":
@@ -444,12 +484,14 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                     known.scope_name = scope_name
         elif container is not None and container_name is not None:
             containers.append(_Scope(container, None, container_name, None, None, True))
+        elif namespace_name is not None:
+            namespaces.append((namespace or namespace_name.parent or namespace_name, namespace_name, body is not None))
         if refnames:
             for node in refnames:
                 items.append(_Item(ref_kind, ref_kind, node, ref_node, module_node))
 
     # ---- nesting: decide which definitions are units and their qualnames
-    scopes = list(defs.values()) + containers
+    scopes = list(defs.values()) + containers + _namespace_scopes(namespaces, len(data))
     scopes.sort(key=lambda s: (s.start, -s.end))
     stack: list[_Scope] = []
     kept: list[tuple[_Scope, str]] = []  # the units, with their qualnames
@@ -470,19 +512,31 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             s.unit = enc.unit if enc is not None else None
             continue
         prefix = enc.qual if enc is not None else None
+        # a namespace (or module) joins what it holds with the namespace separator,
+        # a type with the member separator (PHP: Foo\Bar\Baz::run)
+        separator = (
+            spec.namespace_separator
+            if enc is not None and (enc.is_namespace or (not enc.is_container and enc.kind == "module"))
+            else spec.qualname_separator
+        )
+        if s.is_namespace:
+            s.qual = _join(prefix, s.name, separator)
+            s.unit = enc.unit if enc is not None else None  # not a unit: what it says comes from the file
+            continue
         if s.is_container:
-            s.qual = _join(prefix, s.name, spec.qualname_separator)
+            s.qual = _join(prefix, s.name, separator)
             s.unit = s.qual
             continue
-        classy = enc is not None and (enc.is_container or enc.kind in CLASS_KINDS)
+        classy = enc is not None and not enc.is_namespace and (enc.is_container or enc.kind in CLASS_KINDS)
         parent = prefix
         if s.scope_name:
-            parent = _join(prefix, s.scope_name, spec.qualname_separator)
+            parent = _join(prefix, s.scope_name, separator)
+            separator = spec.qualname_separator
             classy = True
         if s.kind in FUNCTION_KINDS:
             s.kind = "method" if classy else "function"
         s.parent = parent
-        s.qual = _join(parent, s.name, spec.qualname_separator)
+        s.qual = _join(parent, s.name, separator)
         s.unit = s.qual
         s.is_unit = True
         kept.append((s, s.qual))
@@ -495,7 +549,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     for item, scope in _innermost(scopes, items):
         if item.role == "doc":
             text = _clean_string_doc(_decode(data, item.node.start_byte, item.node.end_byte))
-            if scope is None:
+            if scope is None or scope.is_namespace:
                 if file_doc is None:
                     file_doc = text
             elif scope.is_unit and scope.doc is None:
