@@ -221,6 +221,14 @@ def _strip_quotes(text: str) -> str:
     return text
 
 
+def _last_part(name: str, spec: LanguageSpec) -> str:
+    """A called or inherited name captured whole (Perl ``Carp::croak``, ``'Base::Class'``) is known by its last part."""
+    for separator in (spec.qualname_separator, spec.namespace_separator):
+        if separator and separator in name:
+            name = name.rsplit(separator, 1)[-1] or name
+    return name
+
+
 def _reference_text(data: bytes, ref, name) -> str:
     """``target_full``: from the start of the reference node to the end of the name."""
     if ref is None or not (ref.start_byte <= name.start_byte and name.end_byte <= ref.end_byte):
@@ -304,6 +312,7 @@ class _Scope:
     __slots__ = (
         "node", "start", "end", "kind", "name", "name_node", "body", "scope_name",
         "is_container", "is_namespace", "swallowed", "qual", "unit", "parent", "doc", "is_unit",
+        "header_end", "end_row",
     )
 
     def __init__(self, node, kind, name_node, body, scope_name, is_container):
@@ -317,6 +326,8 @@ class _Scope:
         self.scope_name = scope_name
         self.is_container = is_container
         self.is_namespace = False
+        self.header_end: int | None = None  # a statement's own end, where its range runs further
+        self.end_row: int | None = None  # 0-based last row, where it is not the node's
         self.swallowed = False
         self.qual: str | None = None
         self.unit: str | None = None  # qualname references inside are attributed to
@@ -359,31 +370,38 @@ def _join(prefix: str | None, name: str, separator: str = ".") -> str:
     return f"{prefix}{separator}{name}" if prefix else name
 
 
-def _namespace_scopes(found: list[tuple[object, object, bool]], size: int) -> list[_Scope]:
+def _namespace_scopes(found: list[tuple[object, object, object, str | None]], data: bytes, lines: _LineIndex) -> list[_Scope]:
     """Scopes for ``@name.namespace`` declarations.
 
     A declaration with a body (``namespace Foo { ... }``) covers itself; one
     without (PHP ``namespace Foo\\Bar;``, Perl ``package Foo;``) covers the rest of
     the block or file it stands in, up to the next such declaration there.
+    With a unit kind (``@definition.module`` in the match) the namespace is also
+    a unit over that range (a Perl package, an Erlang module).
     """
     out: list[_Scope] = []
-    statements: dict[tuple[int, int], list[tuple[int, object, object]]] = {}
-    for decl, name, has_body in found:
-        if has_body:
-            scope = _Scope(decl, None, name, None, None, True)
+    statements: dict[tuple[int, int], list[tuple[int, object, object, str | None]]] = {}
+    for decl, name, body, kind in found:
+        if body is not None:
+            scope = _Scope(decl, kind, name, body, None, True)
             scope.is_namespace = True
             out.append(scope)
             continue
         parent = decl.parent  # type: ignore[attr-defined]
-        block = (parent.start_byte, parent.end_byte) if parent is not None else (0, size)
-        statements.setdefault(block, []).append((decl.start_byte, decl, name))  # type: ignore[attr-defined]
+        block = (parent.start_byte, parent.end_byte) if parent is not None else (0, len(data))
+        statements.setdefault(block, []).append((decl.start_byte, decl, name, kind))  # type: ignore[attr-defined]
     for (_start, end), group in statements.items():
         group.sort(key=lambda item: item[0])
-        for i, (start, decl, name) in enumerate(group):
-            scope = _Scope(decl, None, name, None, None, True)
+        for i, (start, decl, name, kind) in enumerate(group):
+            scope = _Scope(decl, kind, name, None, None, True)
             scope.is_namespace = True
             scope.start = start
             scope.end = group[i + 1][0] if i + 1 < len(group) else end
+            scope.header_end = decl.end_byte  # type: ignore[attr-defined]
+            last = scope.end - 1  # its last non-blank byte
+            while last > start and data[last] in b" \t\r\n":
+                last -= 1
+            scope.end_row = bisect_left(lines.starts, last + 1) - 1
             out.append(scope)
     return out
 
@@ -421,7 +439,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
 
     defs: dict[tuple[int, int], _Scope] = {}
     containers: list[_Scope] = []
-    namespaces: list[tuple[object, object, bool]] = []  # (declaration, name, has a body)
+    namespaces: list[tuple[object, object, object, str | None]] = []  # (declaration, name, body, unit kind)
     items: list[_Item] = []
     comments: dict[int, object] = {}
     annotations: set[int] = set()
@@ -485,13 +503,14 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         elif container is not None and container_name is not None:
             containers.append(_Scope(container, None, container_name, None, None, True))
         elif namespace_name is not None:
-            namespaces.append((namespace or namespace_name.parent or namespace_name, namespace_name, body is not None))
+            declaration = namespace or def_node or namespace_name.parent or namespace_name
+            namespaces.append((declaration, namespace_name, body, def_kind if def_node is not None else None))
         if refnames:
             for node in refnames:
                 items.append(_Item(ref_kind, ref_kind, node, ref_node, module_node))
 
     # ---- nesting: decide which definitions are units and their qualnames
-    scopes = list(defs.values()) + containers + _namespace_scopes(namespaces, len(data))
+    scopes = list(defs.values()) + containers + _namespace_scopes(namespaces, data, lines)
     scopes.sort(key=lambda s: (s.start, -s.end))
     stack: list[_Scope] = []
     kept: list[tuple[_Scope, str]] = []  # the units, with their qualnames
@@ -520,8 +539,14 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             else spec.qualname_separator
         )
         if s.is_namespace:
-            s.qual = _join(prefix, s.name, separator)
-            s.unit = enc.unit if enc is not None else None  # not a unit: what it says comes from the file
+            # a namespace statement names itself in full (Perl's inner `package Foo::Inner;`)
+            s.qual = s.name if s.header_end is not None else _join(prefix, s.name, separator)
+            if s.kind is None:
+                s.unit = enc.unit if enc is not None else None  # not a unit: what it says comes from the file
+                continue
+            s.unit = s.qual
+            s.is_unit = True
+            kept.append((s, s.qual))
             continue
         if s.is_container:
             s.qual = _join(prefix, s.name, separator)
@@ -556,6 +581,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                 scope.doc = text
             continue
         name = item.node
+        if (name.start_byte, name.end_byte) in defs:
+            continue  # a definition's own name (Elixir's `def f(x)` head is a call node)
         source = (scope.unit if scope is not None else None) or path
         target = _decode(data, name.start_byte, name.end_byte)
         if item.kind == "import":
@@ -568,7 +595,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
             full = _cap(_collapse(full), TARGET_FULL_MAX)
             target = _cap(_collapse(target), TARGET_FULL_MAX)
         else:
-            target = _collapse(target)
+            target = _last_part(_collapse(target), spec)
             full = _reference_text(data, item.ref, name)
         if not target:
             continue
@@ -589,7 +616,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     top_names: list[str] = []
     for s, qual in kept:
         start_line = s.node.start_point[0] + 1
-        end_line = _end_row(s.node) + 1
+        end_line = (s.end_row if s.end_row is not None else _end_row(s.node)) + 1
         doc = s.doc
         if doc is None:
             block = _leading_comments(s.node, comments, annotations, data)
@@ -652,7 +679,7 @@ def _signature(data: bytes, s: _Scope, comment_starts: list[int]) -> str:
     line_start = name.start_byte - name.start_point[1]
     start = max(s.start, line_start)
     body = s.body
-    end = body.start_byte if body is not None and body.start_byte > start else s.end
+    end = body.start_byte if body is not None and body.start_byte > start else (s.header_end or s.end)
     i = bisect_left(comment_starts, start)
     if i < len(comment_starts) and comment_starts[i] < end:
         end = comment_starts[i]

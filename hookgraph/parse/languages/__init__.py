@@ -76,12 +76,24 @@ container is a ``method`` named ``Class.method``; classes nest as
 part of that function's text, and its calls are attributed to that function);
 definitions inside a ``module`` unit are prefixed with its name.
 
-Containers
+Containers and namespaces
 
 ``@container`` + ``@name.container``
     a node that prefixes the qualnames of the definitions inside it without
     being a unit itself (Rust ``impl Foo``). References inside it (e.g. the
     trait of ``impl Trait for Foo``) come from ``Foo``.
+``@name.namespace`` (+ optional ``@namespace``, ``@body``)
+    a namespace declaration that prefixes the qualnames of the definitions it
+    covers, joined with ``namespace_separator``. ``@namespace`` is the whole
+    declaration (default: the name's parent node). With a ``@body`` in the
+    match it covers just itself (``namespace Foo { ... }``); without, it is a
+    statement that covers the rest of the block or file it stands in, up to
+    the next such statement there (PHP ``namespace Foo\\Bar;``, Perl
+    ``package Foo::Bar;``, Erlang ``-module(foo).``; also C# file-scoped
+    namespaces and Kotlin/Java packages). It is not a unit: references under
+    it come from the enclosing unit, or the file. Definitions directly inside
+    a ``module`` unit join with ``namespace_separator`` too; members of a type
+    with ``qualname_separator`` (PHP: ``Foo\\Bar\\Baz::run``).
 
 Documentation
 
@@ -109,8 +121,12 @@ Edge kinds: ``reference.call`` -> ``calls``, ``reference.import`` -> ``imports``
     an imported module or name, as written (quotes stripped); with a module in
     the same match, ``target_full`` is module + ``import_separator`` + name.
 ``@name.reference.inherits`` (+ optional ``@reference.inherits``)
-    a base class / implemented interface / implemented trait / embedded type;
-    ``target_full`` as for calls (``hooks.Hookable``, ``fmt::Display``).
+    a base class / implemented interface / implemented trait / embedded type /
+    mixed-in module; ``target_full`` as for calls (``hooks.Hookable``, ``fmt::Display``).
+
+A call or base captured as one token that is itself qualified (Perl's
+``Carp::croak``, the string ``'Base::Class'`` of ``use parent``) is known by
+its last part (``croak``); ``target_full`` keeps the whole name.
 
 Captures whose name starts with ``_`` are helpers for predicates and ignored.
 """
