@@ -221,6 +221,12 @@ def _strip_quotes(text: str) -> str:
     return text
 
 
+def _inside(ranges: dict[int, int], starts: list[int], position: int) -> bool:
+    """Whether ``position`` lies in one of the ``start -> end`` ranges (``starts`` sorted)."""
+    i = bisect_left(starts, position + 1) - 1
+    return i >= 0 and ranges[starts[i]] > position
+
+
 def _last_part(name: str, spec: LanguageSpec) -> str:
     """A called or inherited name captured whole (Perl ``Carp::croak``, ``'Base::Class'``) is known by its last part."""
     for separator in (spec.qualname_separator, spec.namespace_separator):
@@ -380,29 +386,31 @@ def _namespace_scopes(found: list[tuple[object, object, object, str | None]], da
     a unit over that range (a Perl package, an Erlang module).
     """
     out: list[_Scope] = []
-    statements: dict[tuple[int, int], list[tuple[int, object, object, str | None]]] = {}
+    by_block: dict[tuple[int, int], list[tuple[int, object, object, object, str | None]]] = {}
+    seen: set[tuple[int, int]] = set()
     for decl, name, body, kind in found:
-        if body is not None:
+        key = (decl.start_byte, name.start_byte)  # type: ignore[attr-defined]
+        if key in seen:  # two patterns matched one declaration
+            continue
+        seen.add(key)
+        parent = decl.parent  # type: ignore[attr-defined]
+        block = (parent.start_byte, parent.end_byte) if parent is not None else (0, len(data))
+        by_block.setdefault(block, []).append((decl.start_byte, decl, name, body, kind))  # type: ignore[attr-defined]
+    for (_start, end), group in by_block.items():
+        group.sort(key=lambda item: item[0])
+        for i, (start, decl, name, body, kind) in enumerate(group):
             scope = _Scope(decl, kind, name, body, None, True)
             scope.is_namespace = True
             out.append(scope)
-            continue
-        parent = decl.parent  # type: ignore[attr-defined]
-        block = (parent.start_byte, parent.end_byte) if parent is not None else (0, len(data))
-        statements.setdefault(block, []).append((decl.start_byte, decl, name, kind))  # type: ignore[attr-defined]
-    for (_start, end), group in statements.items():
-        group.sort(key=lambda item: item[0])
-        for i, (start, decl, name, kind) in enumerate(group):
-            scope = _Scope(decl, kind, name, None, None, True)
-            scope.is_namespace = True
-            scope.start = start
+            if body is not None:
+                continue
+            # a statement: up to the next namespace declaration in its block, or the block's end
             scope.end = group[i + 1][0] if i + 1 < len(group) else end
             scope.header_end = decl.end_byte  # type: ignore[attr-defined]
             last = scope.end - 1  # its last non-blank byte
             while last > start and data[last] in b" \t\r\n":
                 last -= 1
             scope.end_row = bisect_left(lines.starts, last + 1) - 1
-            out.append(scope)
     return out
 
 
@@ -442,7 +450,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     namespaces: list[tuple[object, object, object, str | None]] = []  # (declaration, name, body, unit kind)
     items: list[_Item] = []
     comments: dict[int, object] = {}
-    annotations: set[int] = set()
+    annotations: dict[int, int] = {}  # start byte -> end byte
     wrappers = spec.wrappers
 
     for _pattern, caps in QueryCursor(language.query).matches(root):
@@ -482,7 +490,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
                     comments[node.start_byte] = node
             elif role == "annotation":
                 for node in nodes:
-                    annotations.add(node.start_byte)
+                    annotations[node.start_byte] = max(node.end_byte, annotations.get(node.start_byte, 0))
             elif role == "doc":
                 for node in nodes:
                     items.append(_Item("doc", None, node))
@@ -568,6 +576,7 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
 
     # ---- references and docstrings: attribute each to its innermost scope
     items.sort(key=lambda it: it.start)
+    annotation_starts = sorted(annotations)
     file_doc: str | None = None
     edges: list[Edge] = []
     seen_edges: set[tuple] = set()
@@ -583,6 +592,8 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         name = item.node
         if (name.start_byte, name.end_byte) in defs:
             continue  # a definition's own name (Elixir's `def f(x)` head is a call node)
+        if annotation_starts and _inside(annotations, annotation_starts, name.start_byte):
+            continue  # what an annotation names is no call (Elixir's `@spec f(x) :: t`)
         source = (scope.unit if scope is not None else None) or path
         target = _decode(data, name.start_byte, name.end_byte)
         if item.kind == "import":
@@ -620,6 +631,10 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
         doc = s.doc
         if doc is None:
             block = _leading_comments(s.node, comments, annotations, data)
+            if block and block[0].start_point[0] == 0 and _BOILERPLATE.search(
+                _decode(data, block[0].start_byte, block[-1].end_byte)
+            ):
+                block = []  # the file's licence header, right above its first definition (Erlang's -module)
             if block:
                 used_comments.update(c.start_byte for c in block)
                 doc = _tidy_doc("\n".join(_clean_comment(_decode(data, c.start_byte, c.end_byte), spec) for c in block))
@@ -698,7 +713,7 @@ def _starts_line(node, data: bytes) -> bool:
     return not data[node.start_byte - col: node.start_byte].strip()
 
 
-def _leading_comments(node, comments: dict[int, object], annotations: set[int], data: bytes) -> list:
+def _leading_comments(node, comments: dict[int, object], annotations: dict[int, int], data: bytes) -> list:
     """The contiguous whole-line comment block directly above a definition."""
     expected = node.start_point[0] - 1
     found: list = []

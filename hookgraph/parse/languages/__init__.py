@@ -38,6 +38,18 @@ Each key is a hookgraph language id; its object has:
 ``import_separator``
     joins ``@module.reference.import`` and ``@name.reference.import`` into an
     import edge's ``target_full`` (``requests.adapters`` + ``.`` + ``HTTPAdapter``).
+``bare_calls_reach_methods``
+    ``true`` where a call without a receiver may run a method of the calling
+    object (Ruby's ``helper(x)`` is ``self.helper(x)``): callers/callees look
+    for the calling class's own method first. Default ``false``: a bare call
+    names a function or class.
+``self_receivers``
+    receivers that, besides ``self``/``this``/``cls``/``super``, name the calling
+    object or its class (PHP ``static``, ``parent``; Perl ``$class``). Sigils
+    (``$this``, ``@config``) are dropped from receivers before any of this.
+``interpreters``
+    program names on a ``#!`` line that mean this language (``bash``,
+    ``ruby``, ``escript``), for files without an extension.
 ``sections``
     for documents: the heading syntax (``markdown-headings``: ATX and setext;
     ``rst-titles``: reST underlined/overlined titles) used to split the file into
@@ -105,7 +117,9 @@ Documentation
     whole-line comments directly above it (or above its wrapper).
 ``@annotation``
     nodes that may stand between such a comment block and its definition
-    without breaking it (Rust ``#[derive(...)]``).
+    without breaking it (Rust ``#[derive(...)]``, Elixir ``@spec``). What an
+    annotation names is no reference: calls inside it make no edges (Elixir's
+    ``@spec f(x) :: t`` names ``f`` without calling it).
 
 References (edges); the source is the innermost enclosing unit (or container),
 else the file
@@ -173,6 +187,8 @@ class LanguageSpec:
     qualname_separator: str = "."
     namespace_separator: str = ""
     sections: str | None = None
+    bare_calls_reach_methods: bool = False
+    self_receivers: frozenset[str] = frozenset()
 
 
 def _as_tuple(value) -> tuple[str, ...]:
@@ -205,6 +221,8 @@ def _load_registry() -> dict[str, LanguageSpec]:
             qualname_separator=entry.get("qualname_separator", "."),
             namespace_separator=entry.get("namespace_separator") or entry.get("qualname_separator", "."),
             sections=entry.get("sections"),
+            bare_calls_reach_methods=bool(entry.get("bare_calls_reach_methods", False)),
+            self_receivers=frozenset(entry.get("self_receivers", ())),
         )
     return out
 

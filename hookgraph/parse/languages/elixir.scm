@@ -50,9 +50,12 @@
     target: (identifier) @_doc
     (arguments . [(string) (sigil)]))
   (#any-of? @_doc "doc" "typedoc")) @comment
+; module attributes (@spec, @impl, @custom 1...) are annotations: what they name is no call;
+; @behaviour is read below as inheritance
 (unary_operator
+  operator: "@"
   operand: (call target: (identifier) @_attr)
-  (#any-of? @_attr "spec" "impl" "decorate" "deprecated" "since" "dialyzer" "doc")) @annotation
+  (#not-match? @_attr "^(behaviour|behavior)$")) @annotation
 (comment) @comment
 
 ; ---------------------------------------------------------------- imports

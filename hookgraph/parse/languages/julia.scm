@@ -7,22 +7,32 @@
   name: (identifier) @name.definition.module
   (block)? @body) @definition.module
 
-; function f(x) ... end / function f(x::T) where T ... end / function Base.show(io, x) ... end
+; function f(x) ... end / function f(x::T) where T ... end / f(x) = ... / f(x)::T = ...
+; function Base.show(io, x) ... end adds a method to Base.show: the unit is Base.show (a method)
 (function_definition
   (signature [
-    (call_expression . [(identifier) (field_expression (identifier) @name.definition.function .)] @name.definition.function)
-    (where_expression . (call_expression . [(identifier) (field_expression (identifier) @name.definition.function .)] @name.definition.function))
+    (call_expression . (identifier) @name.definition.function)
+    (where_expression . (call_expression . (identifier) @name.definition.function))
     (typed_expression . (call_expression . (identifier) @name.definition.function))
     (typed_expression . (where_expression . (call_expression . (identifier) @name.definition.function)))
     (identifier) @name.definition.function])
   (block)? @body) @definition.function
+(function_definition
+  (signature [
+    (call_expression . (field_expression value: (_) @name.scope (identifier) @name.definition.function .))
+    (where_expression . (call_expression . (field_expression value: (_) @name.scope (identifier) @name.definition.function .)))
+    (typed_expression . (call_expression . (field_expression value: (_) @name.scope (identifier) @name.definition.function .)))])
+  (block)? @body) @definition.function
 
-; f(x) = ... / f(x::T) where T = ...
 (assignment
   . [(call_expression . (identifier) @name.definition.function)
-     (call_expression . (field_expression (identifier) @name.definition.function .))
      (where_expression . (call_expression . (identifier) @name.definition.function))
      (typed_expression . (call_expression . (identifier) @name.definition.function))]
+  (operator) @_eq
+  (#eq? @_eq "=")) @definition.function
+(assignment
+  . [(call_expression . (field_expression value: (_) @name.scope (identifier) @name.definition.function .))
+     (where_expression . (call_expression . (field_expression value: (_) @name.scope (identifier) @name.definition.function .)))]
   (operator) @_eq
   (#eq? @_eq "=")) @definition.function
 

@@ -1,5 +1,6 @@
 ; hookgraph query for R. Capture convention: hookgraph/parse/languages/__init__.py
 ; Functions are assignments: name <- function(...), name = function(...), name <<- function(...).
+; Members join with "$" as R writes them (Stack$push); a dot is part of an R name (as.logical).
 
 ; ---------------------------------------------------------------- definitions
 
