@@ -19,6 +19,7 @@
   right: (call
     receiver: (constant) @_factory
     method: (identifier) @_new
+    block: (_)? @body
     (#any-of? @_factory "Struct" "Class" "Data")
     (#any-of? @_new "new" "define"))) @definition.class
 
