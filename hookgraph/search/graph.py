@@ -7,9 +7,12 @@ the current store without any global re-resolution at write time.
 Resolution reads the receiver of the call, the way a reader would:
 
 * a bare call ``f()`` names a function or class, never a method; one defined
-  in the calling file wins over others of the same name;
-* ``self.f()`` / ``this.f()`` / ``super().f()`` name a method, the calling
-  class's own first;
+  in the calling file wins over others of the same name. Where the language
+  calls its own methods without a receiver (registry field
+  ``bare_calls_reach_methods``: Ruby), the calling class's own method comes first;
+* ``self.f()`` / ``this.f()`` / ``super().f()`` (and the language's
+  ``self_receivers``: PHP ``static::f()``, ``parent::f()``) name a method, the
+  calling class's own first; a receiver's sigil is dropped first (``$this->f()``);
   and the overrides of the classes extending it;
 * ``Name.f()`` with a capitalised receiver names a member of ``Name`` (or a
   function in the file that defines ``Name``, like ``AxiosError.from``); when
