@@ -419,3 +419,10 @@ def test_namespace_statements_cover_up_to_the_next_one_and_blocks_cover_themselv
         ("class", "Lib\\Box", 6, 6),
     }
     assert {e.source for e in pf.edges if e.kind == "contains" and e.target != "App\\Models\\User::save"} == {"multi.php"}
+
+
+def test_a_perl_file_ending_in_a_comment_parses():
+    """tree-sitter-perl 0.13 loops forever on a bare `#` at the very end of a file; the parser adds a newline."""
+    pf = parse_file("lib/End.pm", b"package End;\nsub last_one { 1 }\nreturn 1 #")
+    assert units_of(pf) == {("module", "End", 1, 3), ("function", "End::last_one", 2, 2)}
+    assert pf.units[0].end_line == 3

@@ -13,6 +13,7 @@ nesting cost no Python stack.
 
 from __future__ import annotations
 
+import codecs
 import inspect
 import logging
 import os
@@ -221,6 +222,23 @@ def _strip_quotes(text: str) -> str:
     return text
 
 
+def _one_question_mark_per_byte(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    return "?" * (error.end - error.start), error.end
+
+
+codecs.register_error("hookgraph.parse.one-per-byte", _one_question_mark_per_byte)
+
+
+def _valid_utf8(data: bytes) -> bytes:
+    """``data`` with each byte that is not UTF-8 replaced by ``?``: same length, so every offset holds."""
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "hookgraph.parse.one-per-byte").encode("utf-8")
+
+
 def _inside(ranges: dict[int, int], starts: list[int], position: int) -> bool:
     """Whether ``position`` lies in one of the ``start -> end`` ranges (``starts`` sorted)."""
     i = bisect_left(starts, position + 1) - 1
@@ -407,7 +425,7 @@ def _namespace_scopes(found: list[tuple[object, object, object, str | None]], da
             # a statement: up to the next namespace declaration in its block, or the block's end
             scope.end = group[i + 1][0] if i + 1 < len(group) else end
             scope.header_end = decl.end_byte  # type: ignore[attr-defined]
-            last = scope.end - 1  # its last non-blank byte
+            last = min(scope.end, len(data)) - 1  # its last non-blank byte
             while last > start and data[last] in b" \t\r\n":
                 last -= 1
             scope.end_row = bisect_left(lines.starts, last + 1) - 1
@@ -441,7 +459,12 @@ def _parse_code(path: str, data: bytes, language: Language) -> ParsedFile:
     spec = language.spec
     if language.query is None:  # a languages.json entry with a grammar but no query file
         raise ValueError(f"language {spec.id!r} has no tree-sitter query")
-    tree = language.parser.parse(data)
+    # tree-sitter gets bytes that are valid UTF-8 at the same offsets: query predicates
+    # (#match?, #any-of?) decode node text and would raise on a stray \x80
+    grammar_input = data if data.isascii() else _valid_utf8(data)
+    if spec.final_newline and not grammar_input.endswith(b"\n"):
+        grammar_input += b"\n"  # a grammar that hangs on a file ending in a comment (languages.json)
+    tree = language.parser.parse(grammar_input)
     root = tree.root_node
     lines = _LineIndex(data)
 

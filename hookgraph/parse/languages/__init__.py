@@ -47,6 +47,11 @@ Each key is a hookgraph language id; its object has:
     receivers that, besides ``self``/``this``/``cls``/``super``, name the calling
     object or its class (PHP ``static``, ``parent``; Perl ``$class``). Sigils
     (``$this``, ``@config``) are dropped from receivers before any of this.
+``final_newline``
+    ``true`` where the grammar must see a newline at the end of the file:
+    tree-sitter-perl 0.13 loops forever on a comment that ends the file
+    (``return $x # done`` with no newline). The parser adds one (offsets and
+    lines are unchanged).
 ``interpreters``
     program names on a ``#!`` line that mean this language (``bash``,
     ``ruby``, ``escript``), for files without an extension.
@@ -188,6 +193,7 @@ class LanguageSpec:
     namespace_separator: str = ""
     sections: str | None = None
     bare_calls_reach_methods: bool = False
+    final_newline: bool = False
     self_receivers: frozenset[str] = frozenset()
 
 
@@ -222,6 +228,7 @@ def _load_registry() -> dict[str, LanguageSpec]:
             namespace_separator=entry.get("namespace_separator") or entry.get("qualname_separator", "."),
             sections=entry.get("sections"),
             bare_calls_reach_methods=bool(entry.get("bare_calls_reach_methods", False)),
+            final_newline=bool(entry.get("final_newline", False)),
             self_receivers=frozenset(entry.get("self_receivers", ())),
         )
     return out
