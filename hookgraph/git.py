@@ -124,6 +124,13 @@ def git_dir(root: Path) -> Path:
     return Path(out)
 
 
+def common_dir(root: Path) -> Path:
+    """The git directory every worktree of the repository shares (``.git`` of the main worktree)."""
+    out = _decode(run(["rev-parse", "--git-common-dir"], root)).strip()
+    path = Path(out)
+    return (path if path.is_absolute() else Path(root) / path).resolve()
+
+
 def head_commit(root: Path) -> str | None:
     """HEAD's commit SHA, or None in a repository with no commits yet."""
     out = run(["rev-parse", "--verify", "-q", "HEAD^{commit}"], root, check=False)

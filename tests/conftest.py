@@ -13,6 +13,13 @@ import pytest
 
 from hookgraph.git import no_git_env
 
+#: Tests embed in the foreground (``index --wait``, :func:`index_now`): a background embedder per test
+#: repository would compete with the suite for the cores. Tests of the background embedder turn it on.
+os.environ["HOOKGRAPH_NO_BACKGROUND"] = "1"
+#: No user-level vector cache unless a test asks for one: a text one test embedded must not be found by
+#: the next (tests count what is embedded). Tests of the cache set their own XDG_CACHE_HOME and size.
+os.environ["HOOKGRAPH_CACHE_MB"] = "0"
+
 FIXTURES = Path(__file__).parent / "fixtures"
 REQUESTS_FIXTURE = FIXTURES / "requests_repo"
 
@@ -121,16 +128,34 @@ def embedder():
     return Embedder()
 
 
+def index_now(root: Path, embedder, target: str = "head", **kwargs):
+    """Sync ``root`` and embed every waiting text in this process, as ``hookgraph index --wait`` does.
+
+    Returns the sync's report with ``texts_embedded`` set to what the drain embedded.
+    """
+    from hookgraph.embed.queue import drain
+    from hookgraph.store import db_path
+    from hookgraph.sync import read_target, sync
+
+    report = sync(root, read_target(root, target), embedder=embedder, **kwargs)
+    database = kwargs.get("database") or db_path(root)
+    if report.pending:
+        drained = drain(database, embedder)
+        report.texts_embedded = drained.embedded
+        report.split += drained.split
+        report.truncated += drained.truncated
+    return report
+
+
 @pytest.fixture(scope="session")
 def requests_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Iterator[Path]:
     """The requests 2.32.3 fixture as a real git repo, indexed once (read-only for tests)."""
-    from hookgraph.sync import read_target, sync
 
     root = tmp_path_factory.mktemp("requests") / "repo"
     shutil.copytree(REQUESTS_FIXTURE, root)
     make_repo(root)
     commit_all(root, "import requests 2.32.3")
-    sync(root, read_target(root, "head"), embedder=embedder)
+    index_now(root, embedder)
     yield root
 
 

@@ -47,7 +47,7 @@ class Cache:
 @pytest.fixture(scope="module")
 def app_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo = make_repo(tmp_path_factory.mktemp("cli") / "app", {"app.py": APP, "lib/util.go": GO})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     return repo
 
 
@@ -72,7 +72,8 @@ def test_ask_json_contract(app_repo: Path) -> None:
     proc = run_cli(app_repo, "ask", "--json", "--top", "3", "retry a download after a network error")
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
-    assert set(payload) == {"query", "indexed_commit", "stale_paths", "results"}
+    assert set(payload) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "results"}
+    assert payload["pending_vectors"] == 0  # `index --wait` embedded everything
     assert payload["query"] == "retry a download after a network error"
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=app_repo, env=clean_env(),
                           capture_output=True, text=True).stdout.strip()
@@ -136,7 +137,7 @@ def test_status_reports_commit_counts_and_staleness(app_repo: Path, tmp_path: Pa
 
 def test_ask_reports_stale_paths_after_a_commit(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "s", {"a.py": "def one():\n    return 1\n"})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     write_files(repo, {"b.py": "def two():\n    return 2\n"})
     commit_all(repo)
     payload = json.loads(run_cli(repo, "ask", "--json", "one", check=True).stdout)

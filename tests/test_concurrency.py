@@ -21,8 +21,7 @@ import time
 from pathlib import Path
 
 from hookgraph.store import Store, db_path
-from hookgraph.sync import read_target, sync
-from tests.conftest import clean_env, commit_all, git, make_repo, write_files
+from tests.conftest import index_now, clean_env, commit_all, git, make_repo, write_files
 from tests.reliability import PYTHON, record, store_state, tree
 from tests.test_crash import BASE, generated
 
@@ -63,7 +62,7 @@ def test_eight_writers_and_eight_readers(tmp_path: Path, embedder) -> None:
         write_files(root, {"pkg/gen.py": generated(500 + n, n=4), f"pkg/extra_{n}.py": f"def extra_{n}():\n    return {n}\n"})
         shas.append(commit_all(root, f"state {n}"))
         maps.append(tree(root))
-        sync(root, read_target(root, "head"), embedder=embedder)  # vectors of every state exist (or are cached)
+        index_now(root, embedder)  # vectors of every state exist (or are cached)
         with Store(db_path(root), readonly=True) as store:
             c = store.counts()
         counts_of.append((c["files"], c["units"], c["edges"]))

@@ -16,8 +16,7 @@ import apsw
 import pytest
 
 from hookgraph.store import MIGRATIONS, _load_vec, db_path
-from hookgraph.sync import read_target, sync
-from tests.conftest import make_repo, run_cli
+from tests.conftest import index_now, make_repo, run_cli
 from tests.reliability import record, store_state, tree
 
 FILES = {
@@ -29,7 +28,7 @@ FILES = {
 @pytest.fixture(scope="module")
 def good_index(tmp_path_factory: pytest.TempPathFactory, embedder) -> tuple[Path, bytes]:
     root = make_repo(tmp_path_factory.mktemp("corrupt") / "repo", FILES)
-    sync(root, read_target(root, "head"), embedder=embedder)
+    index_now(root, embedder)
     db = db_path(root)
     con = apsw.Connection(str(db))
     con.execute("PRAGMA wal_checkpoint(TRUNCATE)")
@@ -76,7 +75,7 @@ def _garbage_wal(db: Path) -> None:
 
 #: name -> (damage, what the one-line message must say, or None when SQLite copes by itself)
 DAMAGE: dict[str, tuple[Callable[[Path], None], str | None]] = {
-    "random bytes": (_garbage, "not a usable hookgraph database"),
+    "random bytes": (_garbage, "is not a hookgraph database (not an SQLite file)"),
     "truncated to a third": (_truncated, "index --full"),
     "header only": (_header_only, "index --full"),
     "zeroed pages": (_zeroed_pages, "index --full"),

@@ -23,7 +23,7 @@ ODD = 'def odd():\n    """Tab\there, and an escape \x1b[31m red."""\n    return 
 @pytest.fixture(scope="module")
 def app_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo = make_repo(tmp_path_factory.mktemp("formats") / "app", {"app.py": APP, "odd.py": ODD})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     return repo
 
 
@@ -59,7 +59,7 @@ def test_format_json_is_the_json_flag(app_repo: Path) -> None:
     a = run_cli(app_repo, "ask", "--format", "json", "--top", "2", "Cache", check=True).stdout
     b = run_cli(app_repo, "ask", "--json", "--top", "2", "Cache", check=True).stdout
     assert json.loads(a) == json.loads(b)
-    assert set(json.loads(a)) == {"query", "indexed_commit", "stale_paths", "results"}
+    assert set(json.loads(a)) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "results"}
 
 
 def test_json_flag_and_another_format_disagree(app_repo: Path) -> None:

@@ -9,7 +9,7 @@ import pytest
 
 from hookgraph.search import graph
 from hookgraph.store import Store, db_path
-from tests.conftest import make_repo, run_cli
+from tests.conftest import index_now, make_repo, run_cli
 
 POOL = '''"""A pool of connections."""
 
@@ -100,13 +100,12 @@ export function dispatch(config) {
 
 @pytest.fixture(scope="module")
 def calls_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
-    from hookgraph.sync import read_target, sync
 
     repo = make_repo(tmp_path_factory.mktemp("graph") / "calls", {
         "shop/__init__.py": "", "shop/pool.py": POOL, "shop/util.py": UTIL, "shop/messages.py": MESSAGES,
         "web/headers.js": HEADERS_JS,
     })
-    sync(repo, read_target(repo, "head"), embedder=embedder)
+    index_now(repo, embedder)
     return repo
 
 
@@ -165,7 +164,7 @@ def test_a_symbol_is_found_in_its_own_spelling_and_dotted(tmp_path) -> None:
     """Rust qualifies with ``::``: callers/callees and ``ask`` take ``Cache::insert`` and ``Cache.insert``."""
 
     repo = make_repo(tmp_path / "r", {"src/lib.rs": RUST_CACHE})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     for spelling in ("Cache::insert", "Cache.insert"):
         out = run_cli(repo, "callees", spelling, "--json", check=True)
         assert {link["symbol"] for link in json.loads(out.stdout)} >= {"Cache::evict"}, spelling

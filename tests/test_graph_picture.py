@@ -76,7 +76,7 @@ def shop_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "shop/helpers.py": HELPERS,
         'shop/we"ird [v2].py': ODD,
     })
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     return repo
 
 

@@ -39,7 +39,7 @@ def repo(tmp_path: Path) -> Repo:
     r.commit("initial")
     entries = r.entries()
     assert hooks_of(entries) == [("pre-commit", "synced"), ("post-commit", "fresh")]
-    assert entries[0]["target"] == "index" and entries[0]["embedded"] > 0
+    assert entries[0]["target"] == "index" and entries[0]["queued"] > 0 and entries[0]["embedded"] == 0
     r.assert_fresh()
     return r
 
@@ -388,7 +388,7 @@ def test_hook_output_is_one_short_line_or_nothing(repo: Repo) -> None:
     proc = repo.hookgraph("hook", "pre-commit")
     assert proc.returncode == 0 and proc.stdout == ""
     assert len(proc.stderr.splitlines()) == 1 and len(proc.stderr) < 100
-    assert proc.stderr.startswith("hookgraph: 1 file synced, 2 embedded")
+    assert proc.stderr.startswith("hookgraph: 1 file synced; 2 texts to embed (`hookgraph index --wait`)"), proc.stderr
 
 
 def test_a_commit_without_code_imports_nothing_heavy(repo: Repo) -> None:

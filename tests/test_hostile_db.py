@@ -20,10 +20,9 @@ from pathlib import Path
 import apsw
 import pytest
 
-from hookgraph.sync import shared
+from hookgraph.store import snapshot as snapfiles
 from hookgraph.store import Store, _load_vec, db_path
-from hookgraph.sync import read_target, sync
-from tests.conftest import git, make_repo, run_cli
+from tests.conftest import index_now, git, make_repo, run_cli
 from tests.reliability import OpenWatcher, record, store_state, tree
 
 #: The watch on the directory beside the repository uses inotify.
@@ -40,9 +39,9 @@ CODE = {
 def legit_snapshot(tmp_path_factory: pytest.TempPathFactory, embedder) -> bytes:
     """A genuine shared-mode snapshot of CODE, as a teammate's pre-commit would export it."""
     root = make_repo(tmp_path_factory.mktemp("legit") / "repo", CODE)
-    shared.write_shared_setting(root, True)
-    sync(root, read_target(root, "head"), embedder=embedder)
-    return shared.export_snapshot(root).read_bytes()
+    snapfiles.write_shared_setting(root, True)
+    index_now(root, embedder)
+    return snapfiles.export_snapshot(root).read_bytes()
 
 
 @pytest.fixture
@@ -83,31 +82,31 @@ Attack = Callable[[Path, Path, bytes], None]
 
 def _snapshot_with(*statements: str) -> Attack:
     def attack(root: Path, outside: Path, snapshot: bytes) -> None:
-        _craft(snapshot, shared.snapshot_path(root), *(s.replace("{outside}", str(outside)) for s in statements))
+        _craft(snapshot, snapfiles.snapshot_path(root), *(s.replace("{outside}", str(outside)) for s in statements))
 
     return attack
 
 
 def _symlinked_snapshot(root: Path, outside: Path, snapshot: bytes) -> None:
-    snap = shared.snapshot_path(root)
+    snap = snapfiles.snapshot_path(root)
     snap.unlink(missing_ok=True)
     snap.symlink_to(outside / "secret.db")
 
 
 def _symlinked_wal(root: Path, outside: Path, snapshot: bytes) -> None:
-    shared.snapshot_path(root).write_bytes(snapshot)
+    snapfiles.snapshot_path(root).write_bytes(snapshot)
     (root / ".hookgraph" / "index.db-wal").symlink_to(outside / "victim-bashrc")
 
 
 def _symlinked_config(root: Path, outside: Path, snapshot: bytes) -> None:
-    shared.snapshot_path(root).write_bytes(snapshot)
-    config = shared.config_path(root)
+    snapfiles.snapshot_path(root).write_bytes(snapshot)
+    config = snapfiles.config_path(root)
     config.unlink()
     config.symlink_to(outside / "secret.txt")
 
 
 def _symlinked_lock(root: Path, outside: Path, snapshot: bytes) -> None:
-    shared.snapshot_path(root).write_bytes(snapshot)
+    snapfiles.snapshot_path(root).write_bytes(snapshot)
     (root / ".hookgraph" / "lock").symlink_to(outside / "victim-bashrc")
 
 
@@ -118,7 +117,7 @@ def _symlinked_directory(root: Path, outside: Path, snapshot: bytes) -> None:
 
 def _symlinked_path_row(root: Path, outside: Path, snapshot: bytes) -> None:
     (root / "docs").symlink_to(outside)  # a committed symlink leaving the repo
-    _craft(snapshot, shared.snapshot_path(root), *_plant("'docs/secret.txt'"))
+    _craft(snapshot, snapfiles.snapshot_path(root), *_plant("'docs/secret.txt'"))
 
 
 ATTACKS: dict[str, Attack] = {
@@ -156,8 +155,8 @@ ASK_MAY_ANSWER = {"config.toml is a symlink outside", "the lock file is a symlin
 
 def _teammate_repo(tmp_path: Path, outside: Path, snapshot: bytes, attack: Attack) -> Path:
     root = make_repo(tmp_path / "teammate", CODE)
-    shared.write_shared_setting(root, True)
-    shared.snapshot_path(root).write_bytes(snapshot)
+    snapfiles.write_shared_setting(root, True)
+    snapfiles.snapshot_path(root).write_bytes(snapshot)
     attack(root, outside, snapshot)
     git(root, "add", "-f", "-A")
     git(root, "commit", "-q", "-m", "innocent-looking commit")

@@ -73,7 +73,7 @@ def head(repo: Path) -> str:
 @pytest.fixture(scope="module")
 def app_repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
     repo = make_repo(tmp_path_factory.mktemp("mcp") / "app", {"app.py": APP})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     return repo
 
 
@@ -87,7 +87,7 @@ def test_lists_the_tools_and_answers_each_one(app_repo: Path) -> None:
             assert tool.description and tool.output_schema, tool.name
 
         found = ok(await call("search", {"query": "retry a download after a network error", "top": 3}))
-        assert set(found) == {"query", "indexed_commit", "stale_paths", "uncommitted_paths", "results"}
+        assert set(found) == {"query", "indexed_commit", "stale_paths", "uncommitted_paths", "pending_vectors", "results"}
         assert found["indexed_commit"] == commit and found["stale_paths"] == [] and found["uncommitted_paths"] == []
         assert 1 <= len(found["results"]) <= 3
         best = found["results"][0]
@@ -122,29 +122,101 @@ def test_lists_the_tools_and_answers_each_one(app_repo: Path) -> None:
     serve(app_repo, body)
 
 
-@pytest.mark.parametrize(
-    ("tool", "arguments", "needle"),
-    [
-        ("search", {"query": "pages", "top": 0}, "greater than or equal to 1"),
-        ("search", {"query": "pages", "top": "many"}, "top"),
-        ("search", {}, "query"),
-        ("search", {"query": "   "}, "the query is empty"),
-        ("search", {"query": "pages", "lang": "cobol"}, "unknown language 'cobol'"),
-        ("context", {"query": "pages", "budget": 1}, "budget"),
-        ("callers", {"symbol": "no_such_function"}, "no function, method or class named 'no_such_function'"),
-        ("callees", {"symbol": 42}, "symbol"),
-        ("no_such_tool", {}, "no_such_tool"),
-    ],
-)
-def test_a_bad_argument_is_a_tool_error_not_a_crash(app_repo: Path, tool: str, arguments: dict[str, Any],
-                                                     needle: str) -> None:
+#: (tool, arguments, the whole one-line error text; "..." ends a prefix)
+BAD_ARGUMENTS = [
+    ("search", {"query": "pages", "top": 0}, "top: Input should be greater than or equal to 1 (got 0)"),
+    ("search", {"query": "pages", "top": "many"},
+     "top: Input should be a valid integer, unable to parse string as an integer (got 'many')"),
+    ("search", {}, "query: Field required"),
+    ("search", {"query": "   "}, "query: empty; ask a question or name an identifier"),
+    ("search", {"query": "pages", "lang": "cobol"}, "lang: unknown language 'cobol'; use one of ..."),
+    ("search", {"query": "pages", "path": "../*"},
+     "path: '../*' can never match: paths are relative to the repository root (a folder such as 'src/' or a glob "
+     "such as '*.py'), and never leave it"),
+    ("context", {"query": "pages", "budget": 1}, "budget: Input should be greater than or equal to 50 (got 1)"),
+    ("callers", {"symbol": "no_such_function"}, "no function, method or class named 'no_such_function'..."),
+    ("callers", {"symbol": "  "}, "symbol: empty; ask a question or name an identifier"),
+    ("callees", {"symbol": 42}, "symbol: Input should be a valid string (got 42)"),
+    ("no_such_tool", {}, "Unknown tool: no_such_tool"),
+]
+
+
+def test_a_bad_argument_is_a_one_line_tool_error_not_a_crash(app_repo: Path) -> None:
+    """One server, every bad argument: each answered with one line (``field: problem``), and it keeps serving."""
+
     async def body(session: ClientSession, call: Session) -> None:
-        result = await call(tool, arguments)
-        assert result.is_error
-        assert needle in result.content[0].text
+        for tool, arguments, expected in BAD_ARGUMENTS:
+            result = await call(tool, arguments)
+            text = result.content[0].text
+            assert result.is_error and "\n" not in text and "http" not in text, (tool, arguments, text)
+            if expected.endswith("..."):
+                assert text.startswith(expected[:-3]), (tool, arguments, text)
+            else:
+                assert text == expected, (tool, arguments, text)
         assert ok(await call("status", {}))["server"]["calls"] >= 1  # still serving
 
     serve(app_repo, body)
+
+
+def _raw_session(repo: Path) -> subprocess.Popen[str]:
+    proc = subprocess.Popen([sys.executable, "-m", "hookgraph.cli", "mcp", "--no-sync"], cwd=repo, env=clean_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}) + "\n")
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+    proc.stdin.flush()
+    return proc
+
+
+def _reply(proc: subprocess.Popen[str], timeout: float = 60) -> dict[str, Any]:
+    import select
+
+    assert proc.stdout is not None
+    ready, _, _ = select.select([proc.stdout], [], [], timeout)
+    assert ready, "no reply: a client waiting for it would hang"
+    return json.loads(proc.stdout.readline())
+
+
+#: A line on the wire -> the JSON-RPC error it must get (code, id). The SDK alone answers none of these.
+MALFORMED = [
+    ("this is not json", -32700, None),
+    ('{"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {"name": "search"', -32700, None),
+    ('{"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": "a string"}', -32600, 8),
+    ('{"jsonrpc": "2.0", "id": "nine", "method": "tools/list", "params": [1, 2]}', -32600, "nine"),
+    ('{"jsonrpc": "1.0", "id": 10, "method": "tools/list"}', -32600, 10),
+    ('{"jsonrpc": "2.0", "id": 11, "method": 42}', -32600, 11),
+    ('[{"jsonrpc": "2.0", "id": 12, "method": "tools/list"}]', -32600, None),
+    ('"just a string"', -32600, None),
+    ("\xff\xfe garbage bytes", -32700, None),
+]
+
+
+def test_malformed_json_rpc_gets_an_error_reply_and_the_server_keeps_serving(app_repo: Path) -> None:
+    proc = _raw_session(app_repo)
+    assert proc.stdin is not None
+    try:
+        assert _reply(proc)["id"] == 1  # initialized
+        for line, code, request_id in MALFORMED:
+            proc.stdin.write(line + "\n")
+            proc.stdin.flush()
+            reply = _reply(proc, timeout=20)
+            assert reply["jsonrpc"] == "2.0" and reply["id"] == request_id, (line, reply)
+            assert reply["error"]["code"] == code and "\n" not in reply["error"]["message"], (line, reply)
+        proc.stdin.write("\n")  # a blank line is no message: no reply, nothing breaks
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 20, "method": "tools/call",
+                                     "params": {"name": "search", "arguments": {"query": "fetch page"}}}) + "\n")
+        proc.stdin.flush()
+        answer = _reply(proc)
+        assert answer["id"] == 20 and not answer["result"].get("isError"), answer
+        assert "fetch_page" in answer["result"]["content"][0]["text"]
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        finally:
+            proc.kill()
+    assert proc.returncode == 0 and "Traceback" not in (proc.stderr.read() if proc.stderr else "")
 
 
 def _sha(path: Path) -> str:
@@ -153,7 +225,7 @@ def _sha(path: Path) -> str:
 
 def test_answers_follow_the_working_tree_and_the_index_is_left_alone(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "app", {"app.py": APP, "notes.md": "# Notes\n\nNothing yet.\n"})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     first = head(repo)
     index = repo / ".hookgraph" / "index.db"
 
@@ -189,7 +261,7 @@ def test_answers_follow_the_working_tree_and_the_index_is_left_alone(tmp_path: P
         found = ok(await call("callers", {"symbol": "compute_invoice_total"}))
         assert found["callers"] == []
 
-        run_cli(repo, "index", check=True)  # the index catches up: the server takes a new copy
+        run_cli(repo, "index", "--wait", check=True)  # the index catches up: the server takes a new copy
         status = ok(await call("status", {}))
         assert status["indexed_commit"] == second and status["fresh"] is True and status["stale_paths"] == []
         assert status["server"]["model_loads"] == 1
@@ -199,7 +271,7 @@ def test_answers_follow_the_working_tree_and_the_index_is_left_alone(tmp_path: P
 
 def test_without_sync_it_says_which_paths_are_stale(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "app", {"app.py": APP})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     write_files(repo, {"app.py": APP + INVOICE})
 
     async def body(session: ClientSession, call: Session) -> None:
@@ -214,7 +286,7 @@ def test_without_sync_it_says_which_paths_are_stale(tmp_path: Path) -> None:
 
 def test_too_many_changes_are_reported_not_synced(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "app", {"app.py": APP})
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     write_files(repo, {"app.py": APP + INVOICE})
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()

@@ -20,8 +20,8 @@ from hookgraph.embed import Embedder
 from hookgraph.embed.choice import embedder_for_repo
 from hookgraph.search import search
 from hookgraph.store import Store, db_path
-from hookgraph.sync import Progress, SyncError, read_target, sync
-from tests.conftest import commit_all, git, make_repo, run_cli, write_files
+from hookgraph.sync import Progress, SyncError
+from tests.conftest import index_now, commit_all, git, make_repo, run_cli, write_files
 from tests.tiny_models import TinyModels, make_tiny_models
 
 MINILM = "all-MiniLM-L6-v2"
@@ -127,7 +127,7 @@ def test_convert_refuses_other_architectures_in_one_line(tmp_path: Path) -> None
 
 def test_switching_models_refuses_then_reembeds(tmp_path: Path, tiny: TinyModels) -> None:
     repo = _repo(tmp_path)
-    run_cli(repo, "index", check=True)
+    run_cli(repo, "index", "--wait", check=True)
     minilm_sha = _status(repo)["model"]["sha256"]
 
     proc = run_cli(repo, "model", "use", str(tiny.a), check=True)
@@ -141,8 +141,8 @@ def test_switching_models_refuses_then_reembeds(tmp_path: Path, tiny: TinyModels
         assert "hookgraph index --reembed" in line
     assert run_cli(repo, "ask", "--no-semantic", "parse amount").returncode == 0  # no model: still usable
 
-    proc = run_cli(repo, "index", "--reembed", check=True)
-    assert "embedded" in proc.stdout
+    proc = run_cli(repo, "index", "--reembed", "--wait", check=True)
+    assert proc.stdout.startswith("rebuilt from scratch: 2 files parsed") and "embedded 7 texts" in proc.stdout
     status = _status(repo)
     assert status["model"]["sha256"] == _sha(tiny.a) and status["model"]["dims"] == 64
     assert status["model"]["name"] == TINY and status["model"]["document_prefix"] == "passage: "
@@ -162,7 +162,7 @@ def test_a_prefix_change_is_a_new_recipe(tmp_path: Path, tiny: TinyModels) -> No
     config.set_value(repo, "model", "path", str(tiny.a))
     emb = embedder_for_repo(repo)
     emb.embedded_log = []
-    sync(repo, read_target(repo, "head"), embedder=emb)
+    index_now(repo, emb)
     assert emb.embedded_log and all(t.startswith("passage: ") for t in emb.embedded_log)
     assert any(t.startswith("passage: function parse_amount\ndef parse_amount(text)") for t in emb.embedded_log)
     with Store(db_path(repo)) as store:
@@ -174,9 +174,9 @@ def test_a_prefix_change_is_a_new_recipe(tmp_path: Path, tiny: TinyModels) -> No
     config.set_value(repo, "model", "query_prefix", "q: ")
     emb2 = embedder_for_repo(repo)
     with pytest.raises(SyncError, match=r"document prefix 'passage: ' -> 'doc: '.*index --reembed"):
-        sync(repo, read_target(repo, "head"), embedder=emb2, full=False) if _touch(repo) else None
+        index_now(repo, emb2, full=False) if _touch(repo) else None
     emb2.embedded_log = []
-    sync(repo, read_target(repo, "head"), embedder=emb2, reembed=True)
+    index_now(repo, emb2, reembed=True)
     assert emb2.embedded_log and all(t.startswith("doc: ") for t in emb2.embedded_log)
     with Store(db_path(repo)) as store:
         assert store.get_meta("document_prefix") == "doc: " and store.get_meta("query_prefix") == "q: "
@@ -198,7 +198,7 @@ def test_reembed_is_one_transaction_readers_keep_the_old_vectors(tmp_path: Path,
                                                                  embedder: Embedder) -> None:
     files = {f"pkg/mod{i}.py": f"def handler_{i}(request):\n    return request.value + {i}\n" for i in range(6)}
     repo = _repo(tmp_path, extra=files)
-    sync(repo, read_target(repo, "head"), embedder=embedder)
+    index_now(repo, embedder)
     with Store(db_path(repo)) as store:
         old = (store.get_meta("model_sha256"), store.get_meta("dims"), store.counts()["vectors"])
     probe = embedder.embed_query("handler for a request")
@@ -214,7 +214,7 @@ def test_reembed_is_one_transaction_readers_keep_the_old_vectors(tmp_path: Path,
                              len(hits)))
 
     config.set_value(repo, "model", "path", str(tiny.a))
-    report = sync(repo, read_target(repo, "head"), embedder=embedder_for_repo(repo), reembed=True,
+    report = index_now(repo, embedder_for_repo(repo), reembed=True,
                   progress=lambda total: Reader())
     assert report.texts_embedded >= 8
     assert len(seen) == len(git(repo, "ls-files").split())
@@ -242,7 +242,7 @@ def test_long_units_are_split_into_windows_and_scored_by_the_best(tmp_path: Path
     repo = _repo(tmp_path, extra={"billing/ledger.py": LONG_FN, "docs/ops.md": HUGE_DOC})
     embedder.embedded_log = []
     try:
-        report = sync(repo, read_target(repo, "head"), embedder=embedder)
+        report = index_now(repo, embedder)
         log = list(embedder.embedded_log)
     finally:
         embedder.embedded_log = None
@@ -273,12 +273,12 @@ def test_long_units_are_split_into_windows_and_scored_by_the_best(tmp_path: Path
 
 def test_windows_are_collected_and_revived_with_their_text(tmp_path: Path, embedder: Embedder) -> None:
     repo = _repo(tmp_path, extra={"billing/ledger.py": LONG_FN})
-    sync(repo, read_target(repo, "head"), embedder=embedder)
+    index_now(repo, embedder)
     with Store(db_path(repo)) as store:
         before = (store.counts()["vectors"], store.counts()["windows"])
     git(repo, "rm", "-q", "billing/ledger.py")
     commit_all(repo, "drop ledger")
-    sync(repo, read_target(repo, "head"), embedder=embedder)
+    index_now(repo, embedder)
     with Store(db_path(repo)) as store:
         q = store.db.execute
         assert q("SELECT count(*) FROM vectors w WHERE w.head IS NOT NULL AND NOT EXISTS "
@@ -288,7 +288,7 @@ def test_windows_are_collected_and_revived_with_their_text(tmp_path: Path, embed
         assert q("SELECT count(*) FROM vector_cache WHERE length(text_hash) > 16").fetchall()[0][0] >= 1
     git(repo, "revert", "--no-edit", "HEAD")
     embedded = embedder.texts_embedded
-    report = sync(repo, read_target(repo, "head"), embedder=embedder)
+    report = index_now(repo, embedder)
     assert embedder.texts_embedded == embedded and report.split == 1  # revived, all windows, nothing embedded
     with Store(db_path(repo)) as store:
         assert (store.counts()["vectors"], store.counts()["windows"]) == before
@@ -334,16 +334,16 @@ def test_code_model_presets(name: str, family: str, query: str, document: str, p
 
 def test_a_snapshot_import_brings_every_window(tmp_path: Path, embedder: Embedder) -> None:
     """Shared mode takes a teammate's vectors from their snapshot: a long unit's windows come along."""
-    from hookgraph.sync.shared import import_vectors
+    from hookgraph.store.snapshot import import_vectors
 
     files = {"billing/ledger.py": LONG_FN}
     theirs = _repo(tmp_path, "theirs", extra=files)
-    sync(theirs, read_target(theirs, "head"), embedder=embedder)
+    index_now(theirs, embedder)
     ours = _repo(tmp_path, "ours", extra=files)
     with Store(db_path(ours), create=True) as store, store.transaction():
         assert import_vectors(store, db_path(theirs), ["billing/ledger.py"]) >= 3  # the first window and more
     before = embedder.texts_embedded
-    report = sync(ours, read_target(ours, "head"), embedder=embedder)
+    report = index_now(ours, embedder)
     assert report.split == 1 and embedder.texts_embedded - before == report.texts_embedded
     with Store(db_path(ours)) as a, Store(db_path(theirs)) as b:
         (wa,) = a.db.execute("SELECT v.windows FROM units u JOIN vectors v ON v.id = u.vector_id "

@@ -14,7 +14,7 @@ from pathlib import Path
 
 
 from hookgraph.store import Store, db_path
-from tests.conftest import clean_env, git, make_repo, run_cli
+from tests.conftest import index_now, clean_env, git, make_repo, run_cli
 from tests.reliability import record, store_state, tree
 
 NFD = unicodedata.normalize("NFD", "café")
@@ -95,6 +95,7 @@ def test_odd_files_are_indexed_or_skipped_with_a_reason_and_no_hook_fails(tmp_pa
     committed = _git(repo, "commit", "-q", "-m", "odd files")  # pre-commit and post-commit hooks run
     _hook_lines(committed)
     assert store_state(repo) == tree(repo)
+    run_cli(repo, "index", "--wait", check=True)  # the background embedder's part (off in tests)
 
     with Store(db_path(repo), readonly=True) as store:
         status = {p: s for p, _b, _l, s in store.iter_files()}
@@ -184,10 +185,9 @@ def test_shallow_clone_and_sparse_partial_clone(tmp_path: Path) -> None:
 
 def test_a_command_line_that_is_not_utf8(tmp_path: Path, embedder) -> None:
     """``hookgraph ask $'\\xff'``: the shell hands Python bytes it decodes to lone surrogates."""
-    from hookgraph.sync import read_target, sync
 
     repo = make_repo(tmp_path / "repo", {"a.py": "def caf():\n    return 1\n"})
-    sync(repo, read_target(repo, "head"), embedder=embedder)
+    index_now(repo, embedder)
     for args in ([b"ask", b"caf\xff"], [b"ask", b"caf\xe9", b"--no-semantic"], [b"callers", b"caf\xff"],
                  [b"ask", b"caf", b"--path", b"\xff*"]):
         proc = subprocess.run([sys.executable.encode(), b"-m", b"hookgraph.cli", *args], cwd=repo, env=clean_env(),

@@ -9,7 +9,7 @@ import pytest
 from hookgraph.search.pack import build_pack, estimate_tokens, render_pack
 from hookgraph.search import search
 from hookgraph.store import Store, db_path
-from tests.conftest import make_repo, run_cli
+from tests.conftest import index_now, make_repo, run_cli
 
 MONEY = '''"""Money helpers."""
 
@@ -62,11 +62,10 @@ README = "# Shop\\n\\nA tiny shop used to test context packs.\\n"
 
 @pytest.fixture(scope="module")
 def shop_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
-    from hookgraph.sync import read_target, sync
 
     repo = make_repo(tmp_path_factory.mktemp("pack") / "shop",
                      {"shop/__init__.py": "", "shop/money.py": MONEY, "shop/orders.py": ORDERS, "README.md": README})
-    sync(repo, read_target(repo, "head"), embedder=embedder)
+    index_now(repo, embedder)
     return repo
 
 

@@ -10,12 +10,12 @@ from pathlib import Path
 import pytest
 
 from hookgraph import config, embed, git
-from hookgraph.sync import shared
+from hookgraph.store import snapshot
 from hookgraph.models import default_model_path
 from hookgraph.models.presets import read_gguf_metadata
 from hookgraph.store import Store, db_path
 from hookgraph.sync import read_target, sync
-from tests.conftest import make_repo
+from tests.conftest import index_now, make_repo
 from tests.hook_helpers import MATH, TEXT
 
 
@@ -73,21 +73,21 @@ def test_shared_setting_goes_through_config(tmp_path: Path) -> None:
     (root / ".hookgraph").mkdir()
     cfg = root / ".hookgraph" / "config.toml"
     cfg.write_text('# mine\n[model]\npath = "m.gguf"\nshared = true  # not the setting: inside [model]\n')
-    assert not shared.is_shared(root)
-    shared.write_shared_setting(root, True)
-    assert shared.is_shared(root)
+    assert not snapshot.is_shared(root)
+    snapshot.write_shared_setting(root, True)
+    assert snapshot.is_shared(root)
     data = config.load(root)
     assert data["shared"] is True and data["model"] == {"path": "m.gguf", "shared": True}
     assert cfg.read_text().startswith("# mine\nshared = true\n[model]")
-    shared.write_shared_setting(root, False)
-    assert not shared.is_shared(root) and config.load(root)["model"]["path"] == "m.gguf"
+    snapshot.write_shared_setting(root, False)
+    assert not snapshot.is_shared(root) and config.load(root)["model"]["path"] == "m.gguf"
     cfg.write_text("shared = [unclosed\n")
-    assert not shared.is_shared(root)  # unreadable: default mode
+    assert not snapshot.is_shared(root)  # unreadable: default mode
     with pytest.raises(config.ConfigError, match="config.toml"):
-        shared.write_shared_setting(root, True)
+        snapshot.write_shared_setting(root, True)
     cfg.unlink()
-    shared.write_shared_setting(root, True)
-    assert shared.is_shared(root) and cfg.read_text().startswith(shared.CONFIG_TEMPLATE)
+    snapshot.write_shared_setting(root, True)
+    assert snapshot.is_shared(root) and cfg.read_text().startswith(snapshot.CONFIG_TEMPLATE)
 
 
 def test_an_int8_store_round_trips_through_sync_and_search(tmp_path: Path, embedder) -> None:
@@ -95,7 +95,7 @@ def test_an_int8_store_round_trips_through_sync_and_search(tmp_path: Path, embed
     from hookgraph.search import search
 
     repo = make_repo(tmp_path / "repo", {"calc/math.py": MATH, "calc/text.py": TEXT})
-    sync(repo, read_target(repo, "head"), embedder=embedder)
+    index_now(repo, embedder)
     with Store(db_path(repo), readonly=True) as store:
         sql = store.db.execute("SELECT sql FROM sqlite_master WHERE name = 'vec_units'").fetchall()[0][0]
         assert "int8[384]" in sql
@@ -106,14 +106,14 @@ def test_an_int8_store_round_trips_through_sync_and_search(tmp_path: Path, embed
 
 def test_snapshot_export_drops_the_orphan_cache_without_leaving_its_bytes(tmp_path: Path, embedder) -> None:
     repo = make_repo(tmp_path / "repo", {"calc/math.py": MATH, "calc/text.py": TEXT})
-    sync(repo, read_target(repo, "head"), embedder=embedder)
+    index_now(repo, embedder)
     secret = b"UNCOMMITTED-EDIT" * 24  # 384 bytes, like an int8 vector
     with Store(db_path(repo)) as store:
         with store.transaction():
             store.db.execute("INSERT INTO vector_cache(text_hash, language, embedding, orphaned_seq) "
                              "VALUES ('x', 'python', ?, 1)", (secret,))
     dest = tmp_path / "shared.db"
-    shared.export_snapshot(repo, dest=dest)
+    snapshot.export_snapshot(repo, dest=dest)
     assert secret[:32] not in dest.read_bytes()
     with Store(dest, readonly=True) as snap:
         assert snap.db.execute("SELECT count(*) FROM vector_cache").fetchall()[0][0] == 0

@@ -10,7 +10,7 @@ import pytest
 from hookgraph import search as search_module
 from hookgraph.search import is_test_path, search
 from hookgraph.store import Store, db_path
-from tests.conftest import make_repo
+from tests.conftest import index_now, make_repo
 
 CACHE = '''"""An in-memory cache."""
 
@@ -64,13 +64,12 @@ CHANGES = '''# Changes
 
 @pytest.fixture(scope="module")
 def ranked_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
-    from hookgraph.sync import read_target, sync
 
     repo = make_repo(tmp_path_factory.mktemp("ranking") / "pkg", {
         "pkg/__init__.py": "", "pkg/cache.py": CACHE, "pkg/slug.py": SLUG,
         "tests/test_cache.py": TEST_CACHE, "README.md": README, "CHANGES.md": CHANGES,
     })
-    sync(repo, read_target(repo, "head"), embedder=embedder)
+    index_now(repo, embedder)
     return repo
 
 
@@ -190,12 +189,11 @@ WRAP_QUESTION = "wrap a plain socket in an encrypted layer before data is sent"
 
 @pytest.fixture(scope="module")
 def sockets_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
-    from hookgraph.sync import read_target, sync
 
     repo = make_repo(tmp_path_factory.mktemp("lists") / "net", {
         "net/__init__.py": "", "net/sockets.py": SOCKETS, "docs/guide.md": GUIDE,
     })
-    sync(repo, read_target(repo, "head"), embedder=embedder)
+    index_now(repo, embedder)
     return repo
 
 

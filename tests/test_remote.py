@@ -29,8 +29,7 @@ from hookgraph.embed.choice import embedder_for_repo
 from hookgraph.embed.remote import RemoteEmbedder, normalize_embed_url
 from hookgraph.models import default_model_path
 from hookgraph.store import Store, db_path, dequantize
-from hookgraph.sync import read_target, sync
-from tests.conftest import REQUESTS_FIXTURE, commit_all, make_repo, run_cli
+from tests.conftest import index_now, REQUESTS_FIXTURE, commit_all, make_repo, run_cli
 from tests.tiny_models import TinyModels, make_tiny_models
 
 pytest.importorskip("llama_cpp.server.app", reason="needs llama-cpp-python[server] (the test extra)")
@@ -113,7 +112,7 @@ def test_index_through_the_server_gives_the_local_vectors(tmp_path: Path, server
     proc = run_cli(remote_repo, "index", "--embed-url", server)
     assert proc.returncode == 0, proc.stderr
     assert f"embedded by {server}/v1/embeddings, probe cosine 1.0" in proc.stdout or "probe cosine 0.99999" in proc.stdout
-    sync(local_repo, read_target(local_repo, "head"), embedder=embedder)
+    index_now(local_repo, embedder)
 
     remote, local = _vectors(remote_repo), _vectors(local_repo)
     assert len(local) > 100 and remote.keys() == local.keys()  # same recipe, same texts, same windows
@@ -159,8 +158,7 @@ def test_unreachable_server_is_one_line_and_writes_nothing(tmp_path: Path) -> No
     assert proc.returncode == 2 and proc.stderr.count("\n") == 1
     assert proc.stderr.startswith(f"hookgraph: cannot reach the embedding server at http://127.0.0.1:{port}/v1/embeddings")
     assert "after 4 tries" in proc.stderr and time.monotonic() - started < 30
-    with Store(db_path(repo), readonly=True) as store:
-        assert store.file_map() == {} and store.get_meta("model_sha256") is None
+    assert not db_path(repo).exists()  # the server is checked before anything is written
 
 
 def test_a_server_running_another_model_is_refused(tmp_path: Path, server: str, tiny: TinyModels) -> None:

@@ -133,7 +133,7 @@ def test_a_teammate_who_clones_asks_without_embedding(shared_repo: Repo, tmp_pat
         assert results[0].unit.qualname == "shout"
         assert all(r.semantic is not None for r in results[:1])
     out = repo.hookgraph("index", cwd=mate)
-    assert out.returncode == 0 and "0 embedded" in out.stdout, out.stdout
+    assert out.returncode == 0 and "embedded" not in out.stdout and "waiting" not in out.stdout, out.stdout
     assert _status(repo, cwd=mate) == ""
 
 
@@ -288,7 +288,7 @@ def test_an_older_snapshot_is_read_through_a_migrated_copy(tmp_path: Path) -> No
     """A snapshot committed before an upgrade still gives its vectors; the committed file is not written."""
     import numpy as np
 
-    from hookgraph.sync.shared import current_schema, import_vectors
+    from hookgraph.store.snapshot import current_schema, import_vectors
     from hookgraph.store import MIGRATIONS, SchemaUpgradeNeeded
     from tests.test_store import _schema_3_store, _unit
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 
 from hookgraph.store import (
-    MIGRATIONS, Store, StoreError, UntrustedStoreError, _load_vec, _vec_table_sql, dequantize, quantize,
+    MIGRATIONS, SCHEMA_VERSION, Store, StoreError, UntrustedStoreError, _load_vec, _vec_table_sql, dequantize, quantize,
 )
 from hookgraph.parse.words import identifier_words
 
@@ -211,7 +211,7 @@ def _schema_3_store(path: Path, vectors: list[np.ndarray]) -> dict[str, int]:
     return ids
 
 
-def test_schema_3_store_migrates_to_4_and_answers_as_before(tmp_path: Path) -> None:
+def test_schema_3_store_migrates_to_the_current_schema_and_answers_as_before(tmp_path: Path) -> None:
     from hookgraph.parse.compose import text_hash
     from hookgraph.search.graph import _imported_from_outside
     from hookgraph.store import window_key
@@ -221,7 +221,8 @@ def test_schema_3_store_migrates_to_4_and_answers_as_before(tmp_path: Path) -> N
     path = tmp_path / "index.db"
     ids = _schema_3_store(path, vectors)
     with Store(path) as store:
-        assert store._version() == len(MIGRATIONS) == 4
+        assert store._version() == len(MIGRATIONS) == SCHEMA_VERSION
+        assert store.pending_count() == 0  # schema 5: every migrated unit already has its vector
         # keys: 16 bytes, the one compose.text_hash computes now; windows keep "#<n>" after them
         f_key, g_key = text_hash(RECIPE, "f"), text_hash(RECIPE, "g")
         assert f_key == bytes.fromhex(_hex_key("f"))[:16]
@@ -256,7 +257,7 @@ def test_schema_3_store_migrates_to_4_and_answers_as_before(tmp_path: Path) -> N
             assert store.collect_orphan_vectors() == 1
         assert sorted(r[0] for r in store.db.execute("SELECT text_hash FROM vector_cache")) == sorted(
             [cached_key, window_key(cached_key, 1)])
-    with Store(path, readonly=True) as store:  # reopens as a trusted schema-4 store
+    with Store(path, readonly=True) as store:  # reopens as a trusted current-schema store
         store.check_contents()
 
 
@@ -267,12 +268,14 @@ def test_schema_3_store_migrates_to_4_and_answers_as_before(tmp_path: Path) -> N
     "embedding BLOB NOT NULL, orphaned_seq INTEGER NOT NULL, windows INTEGER NOT NULL DEFAULT 1, "
     "truncated INTEGER NOT NULL DEFAULT 0)",
     "CREATE TRIGGER evil AFTER INSERT ON edges BEGIN DELETE FROM units; END",
+    "DROP INDEX pending_order; CREATE INDEX pending_order ON pending(seq)",  # schema 5's queue
+    "CREATE TRIGGER drain AFTER INSERT ON pending BEGIN DELETE FROM units; END",
 ])
-def test_a_tampered_schema_4_is_refused(tmp_path: Path, tamper: str) -> None:
+def test_a_tampered_schema_is_refused(tmp_path: Path, tamper: str) -> None:
     path = tmp_path / "index.db"
     with Store(path, create=True) as store:
         store.ensure_vector_table(8)
-        assert store._version() == 4
+        assert store._version() == SCHEMA_VERSION
     db = apsw.Connection(str(path))
     db.execute(tamper)
     db.close()

@@ -8,8 +8,8 @@ import pytest
 
 from hookgraph import git as g
 from hookgraph.store import Store, db_path
-from hookgraph.sync import SyncError, read_target, sync
-from tests.conftest import commit_all, git, make_repo, write_files
+from hookgraph.sync import SyncError
+from tests.conftest import commit_all, git, index_now, make_repo, write_files
 
 SERVICE = '''"""Billing service."""
 
@@ -47,7 +47,8 @@ HELPERS = '''def slugify(title):
 
 
 def _sync(repo: Path, embedder, kind: str = "head", **kw):
-    return sync(repo, read_target(repo, kind), embedder=embedder, **kw)
+    """A sync and then the embedding it queued (``index --wait``): the tests count what was embedded."""
+    return index_now(repo, embedder, kind, **kw)
 
 
 def _map(repo: Path) -> dict[str, str]:

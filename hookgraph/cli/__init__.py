@@ -21,7 +21,8 @@ def _interrupted_while_starting(signum: int, frame: object) -> None:
 # Run as a program (``python -m hookgraph.cli`` or the console script), Ctrl-C
 # during the imports below would print Python's traceback; each command hands SIGINT
 # back to KeyboardInterrupt as it starts (_Command.invoke), when it can unwind cleanly.
-if (__name__ == "__main__" or os.path.basename(sys.argv[0] or "") == "hookgraph") and (
+# (``python -m hookgraph.cli`` imports this package while argv[0] is still "-m".)
+if (__name__ == "__main__" or sys.argv[0] == "-m" or os.path.basename(sys.argv[0] or "") == "hookgraph") and (
     signal.getsignal(signal.SIGINT) is signal.default_int_handler
 ):
     signal.signal(signal.SIGINT, _interrupted_while_starting)
@@ -39,6 +40,7 @@ from hookgraph.cli.common import (  # noqa: E402
     EXIT_USAGE,
     UserError,
     friendly,
+    path_glob_problem,
     shown,
     shown_block,
 )
@@ -46,16 +48,28 @@ from hookgraph.cli.common import open_store as _open_store  # noqa: E402
 from hookgraph.cli.common import repo_root_here as _root  # noqa: E402
 
 
-def _ctrl_c_unwinds() -> None:
-    """From a command's start on, Ctrl-C raises KeyboardInterrupt: transactions roll back, one line is printed."""
+def _ctrl_c_unwinds() -> bool:
+    """From a command's start on, Ctrl-C raises KeyboardInterrupt: transactions roll back, one line is printed.
+
+    Returns whether the start-up handler was in place (we run as the program).
+    """
     if signal.getsignal(signal.SIGINT) is _interrupted_while_starting:
         signal.signal(signal.SIGINT, signal.default_int_handler)
+        return True
+    return False
 
 
 class _Command(click.Command):
     def invoke(self, ctx: click.Context) -> Any:
-        _ctrl_c_unwinds()  # until here (imports, parsing) the start-up handler exits at once
-        return super().invoke(ctx)
+        as_program = _ctrl_c_unwinds()  # until here (imports, parsing) the start-up handler exits at once
+        try:
+            return super().invoke(ctx)
+        except KeyboardInterrupt:  # outside a command's own handling (its last lines): one line,
+            click.echo("hookgraph: interrupted", err=True)  # not click's blank line and "Aborted!"
+            sys.exit(130)
+        finally:
+            if as_program:  # the command is done: nothing left to undo, and click's own
+                signal.signal(signal.SIGINT, _interrupted_while_starting)  # handler would print a blank line
 
 
 class _Group(click.Group):
@@ -77,9 +91,16 @@ def cli() -> None:
 @click.option("--embed-url", default=None, metavar="URL",
               help="Embed on a llama.cpp server serving the same GGUF (default: [embed] url in config).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing when it worked.")
+@click.option("--wait/--no-wait", "wait", default=None,
+              help="Embed every waiting text before returning (--wait), or leave it to the background embedder "
+                   "(--no-wait). Default: watch it with a progress bar on a terminal, return at once otherwise.")
 @friendly
-def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quiet: bool) -> None:
-    """Sync .hookgraph/index.db with HEAD (or the working tree)."""
+def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quiet: bool, wait: bool | None) -> None:
+    """Sync .hookgraph/index.db with HEAD (or the working tree).
+
+    Text and graph are written at once (`ask` works as soon as this returns);
+    new texts are embedded afterwards, in the background or, with --wait, here.
+    """
     from hookgraph import git
     from hookgraph.embed.choice import embedder_for_repo
     from hookgraph.sync import read_target, sync
@@ -89,21 +110,38 @@ def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quie
         raise UserError(f"{root} has no commits yet: commit something first, or use `hookgraph index --worktree`")
     target = read_target(root, "worktree" if worktree else "head")
     embedder = embedder_for_repo(root, embed_url=embed_url, use_remote=True)
+    terminal = sys.stderr.isatty() and not quiet
+    verify = getattr(embedder, "verify", None)  # a llama.cpp server (RemoteEmbedder)
+    # A server embeds only for the command that names it: the queue is drained here, through it.
+    foreground = wait if wait is not None else (terminal or verify is not None)
+    if verify is not None and foreground:
+        verify()  # an unreachable or different server: one line, before anything is written
     report = sync(root, target, full=full, reembed=reembed, embedder=embedder,
-                  progress=_progress_bar if sys.stderr.isatty() and not quiet else None)
+                  progress=_progress_bar if terminal else None, background=not foreground)
     for warning in report.warnings:
         click.echo(f"hookgraph: warning: {shown(warning)}", err=True)
     if not quiet:
-        line = report.summary()
-        cosine = getattr(embedder, "probe_cosine", None)
-        if cosine is not None:
-            line += f" (embedded by {embedder.source}, probe cosine {cosine:.6f})"
-        click.echo(line)
+        click.echo(report.summary("now" if foreground else None))
+    if foreground and report.pending:
+        from hookgraph.cli.embedding import embed_in_foreground
+
+        done = embed_in_foreground(root, embedder, report.pending, bar=terminal, quiet=quiet)
+        if not quiet and done is not None:
+            line = f"embedded {done.embedded:,} texts"
+            if done.from_cache:
+                line += f" ({done.from_cache:,} more from the cache)"
+            line += f" in {done.seconds:.1f}s"
+            if done.rate:
+                line += f" ({done.rate:.1f} texts/s)"
+            cosine = getattr(embedder, "probe_cosine", None)
+            if cosine is not None:
+                line += f" (embedded by {embedder.source}, probe cosine {cosine:.6f})"
+            click.echo(line)
 
 
 class _ClickProgress:
     def __init__(self, total: int) -> None:
-        self.bar = click.progressbar(length=total, label="indexing", file=sys.stderr)
+        self.bar = click.progressbar(length=total, label="parsing", file=sys.stderr)
         self.bar.__enter__()
 
     def advance(self, n: int = 1) -> None:
@@ -143,11 +181,19 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         raise UserError("the query is empty: ask a question or name an identifier")
     if language:
         _check_language(language)
+    if path_glob:
+        problem = path_glob_problem(path_glob)
+        if problem:
+            raise UserError(problem)
+        path_glob = path_glob.removeprefix("./") or None
     root = _root()
     with _open_store(root) as store:
         embedder = None if no_semantic else _embedder_for(store, root)
         results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
         fresh = freshness.against_head(root, store)
+        pending = store.pending_count()
+        if not results and path_glob and not _any_path_matches(store, path_glob):
+            click.echo(f"hookgraph: no indexed path matches --path {shown(path_glob)!r}", err=True)
         if context_tokens is not None:
             from hookgraph.search.pack import build_pack, render_pack
 
@@ -159,9 +205,17 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
             click.echo(shown_block(render_pack(pieces)))
             return
     fmt = "json" if as_json else fmt or "text"
-    print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root)
+    print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root, pending)
     if not results:
         sys.exit(EXIT_NOTHING)
+
+
+def _any_path_matches(store: Any, path_glob: str) -> bool:
+    """Whether any indexed file matches ``--path`` as search matches it (glob, or folder prefix)."""
+    import fnmatch
+
+    prefix = path_glob.rstrip("/") + "/"
+    return any(fnmatch.fnmatch(p, path_glob) or p.startswith(prefix) for p in store.file_map())
 
 
 def _check_language(language: str) -> None:
@@ -173,10 +227,13 @@ def _check_language(language: str) -> None:
 
 
 def _embedder_for(store: Any, root: Path | None = None) -> Any:
-    """The configured embedder if it matches the store's; refuse one that would mix vectors."""
+    """The configured embedder if it matches the store's; refuse one that would mix vectors.
+
+    None when nothing is embedded or waiting (a store without units).
+    """
     from hookgraph.embed.choice import embedder_for_repo, store_mismatch
 
-    if not store.has_vector_table():
+    if not store.has_vector_table() and not store.pending_count():
         return None
     embedder = embedder_for_repo(root)
     problem = store_mismatch(store.get_meta, embedder)
@@ -240,15 +297,19 @@ def callees(symbol: str, as_json: bool) -> None:
 @friendly
 def status(as_json: bool) -> None:
     """Indexed commit, counts, model, and files stale against HEAD, the index and the working tree."""
+    from hookgraph.embed import worker
+    from hookgraph.embed.queue import progress_of
     from hookgraph.sync import freshness
 
     root = _root()
     with _open_store(root) as store:
         fresh = freshness.against_head(root, store)
+        queue = progress_of(store)
         info = {
             "database": str(store.path.relative_to(root)),
             "indexed_commit": fresh.indexed_commit,
             "head": fresh.head,
+            "fresh": fresh.fresh,
             "stale_vs_head": fresh.stale_paths,
             "stale_vs_index": freshness.against_index(root, store),
             "stale_vs_worktree": freshness.against_worktree(root, store),
@@ -262,6 +323,14 @@ def status(as_json: bool) -> None:
                 "window_tokens": int(store.get_meta("max_tokens") or 0) or None,
             },
             **store.counts(),
+            "pending_vectors": queue.pending,
+            "embedder": {
+                "running": worker.running(root),
+                "rate": None if queue.rate is None else round(queue.rate, 2),
+                "eta_seconds": None if queue.eta_seconds is None else round(queue.eta_seconds, 1),
+                "last_update": queue.updated,
+                "last_error": worker.last_error(root),
+            },
             "bytes": store.path.stat().st_size,
         }
     if as_json:
@@ -277,14 +346,46 @@ def status(as_json: bool) -> None:
     click.echo(f"files:     {indexed} indexed" + "".join(f", {n} {r}" for r, n in sorted(skipped.items())))
     units = info["units"]
     click.echo(f"units:     {sum(units.values())} (" + ", ".join(f"{n} {k}" for k, n in sorted(units.items())) + ")")
-    click.echo(f"vectors:   {info['vectors']} distinct texts; {info['units_without_vector']} units without a vector; "
+    from hookgraph.plural import count
+
+    click.echo(f"vectors:   {count(info['vectors'], 'distinct text')}; "
+               f"{count(info['units_without_vector'], 'unit')} without a vector; "
                f"{info['split_units']} split into windows; {info['truncated_units']} cut after their last window")
+    click.echo(f"embedding: {_queue_line(info)}")
     click.echo("edges:     " + ", ".join(f"{n} {k}" for k, n in sorted(info["edges"].items())))
     for label, key in (("HEAD", "stale_vs_head"), ("index", "stale_vs_index"), ("worktree", "stale_vs_worktree")):
         paths = info[key]
         if paths:
             listed = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
             click.echo(f"stale vs {label}: {shown(listed)}")
+
+
+def _queue_line(info: dict[str, Any]) -> str:
+    """``status``'s line about the background embedder: done, waiting, pace and time left."""
+    pending = info["pending_vectors"]
+    embedder = info["embedder"]
+    if not pending:
+        return "complete (no text waiting for a vector)"
+    text = f"{pending:,} text{'' if pending == 1 else 's'} waiting ({info['pending_units']:,} units)"
+    if embedder["rate"]:
+        text += f", {embedder['rate']:.1f} texts/s"
+    if embedder["eta_seconds"] is not None:
+        text += f", about {_duration(embedder['eta_seconds'])} left"
+    if embedder["running"]:
+        text += "; the background embedder is running"
+    else:
+        text += "; no embedder running (the next hookgraph command starts one, or run `hookgraph index --wait`)"
+        if embedder["last_error"]:
+            text += f"; last failure: {embedder['last_error']}"
+    return shown(text)
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def _register_extra_commands() -> None:

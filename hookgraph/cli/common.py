@@ -107,13 +107,23 @@ def friendly(func: F) -> F:
                 raise
             if isinstance(exc, _known_errors()):
                 raise UserError(str(exc)) from None
-            if type(exc).__module__ == "apsw":  # SQLite failed on a file that opened: damaged pages or vec chunks
-                from hookgraph.store import DB_DIRNAME, DB_FILENAME, damaged
+            if type(exc).__module__ == "apsw":  # SQLite failed on a file that opened: find out why
+                from hookgraph.store.faults import diagnose
 
-                raise UserError(str(damaged(Path(DB_DIRNAME) / DB_FILENAME, exc))) from None
+                raise UserError(diagnose(_index_path_here(), exc).message) from None
             raise UserError(f"internal error: {type(exc).__name__}: {exc} (HOOKGRAPH_DEBUG=1 shows more)") from None
 
     return wrapper  # type: ignore[return-value]
+
+
+def _index_path_here() -> Path:
+    """The index of the repository around the current directory (for an error message)."""
+    from hookgraph.store import DB_DIRNAME, DB_FILENAME, db_path
+
+    try:
+        return db_path(repo_root_here())
+    except Exception:
+        return Path(DB_DIRNAME) / DB_FILENAME
 
 
 def repo_root_here() -> Path:
@@ -122,26 +132,74 @@ def repo_root_here() -> Path:
     return repo_root(Path.cwd())
 
 
+def _resume_embedding(root: Path, store: Store) -> None:
+    """Texts waiting and no embedder (killed, rebooted): start it again, if the index can be written."""
+    import os
+
+    pending = store.pending_count()
+    if pending and os.access(store.path, os.W_OK) and os.access(store.path.parent, os.W_OK):
+        from hookgraph.embed.worker import resume_if_needed
+
+        resume_if_needed(root, store.path, pending)
+
+
 def open_store(root: Path) -> Store:
-    from hookgraph.store import Store, check_no_links, db_path
+    from hookgraph.store import check_no_links, db_path
 
     path = db_path(root)
     check_no_links(path)  # a planted .hookgraph -> elsewhere is refused before anything is looked up
     warnings: list[str] = []
     if not path.exists():
-        from hookgraph.sync.shared import seed_from_snapshot
+        from hookgraph.store.snapshot import seed_from_snapshot
 
-        seed_from_snapshot(root, warnings)  # shared mode: a fresh clone starts from the committed index
+        seed_from_snapshot(root, warnings, reading=True)  # shared mode: a fresh clone starts from the committed index
     if not path.exists():
-        raise UserError(f"no index in {root}: run `hookgraph index` first" + "".join(f" ({w})" for w in warnings))
-    store = Store(path)
+        if warnings:  # the committed snapshot is there but unusable: that is the news, with its remedy
+            raise UserError(f"no index in {root}: {warnings[0]}")
+        raise UserError(f"no index in {root}: run `hookgraph index` first")
+    store = _open_for_reading(path, root)
     try:
         # One read transaction for the whole command: a query (FTS, then the
         # model loads, then KNN, then the graph) or a status report reads one
         # sync's state, never parts of two while hooks write (WAL keeps it).
         store.db.execute("BEGIN")
         store.check_contents()  # nothing a planted row names is ever read or printed
+        _resume_embedding(root, store)
     except BaseException:
         store.close()
         raise
     return store
+
+
+def _open_for_reading(path: Path, root: Path) -> Store:
+    """The index, opened to answer from; read-only (and said so, once) where it cannot be written.
+
+    A read-only directory or file, or a full disk, does not stop a query:
+    the index is read as it is (``immutable`` where SQLite could not create
+    its ``-shm``), and one line on stderr says it cannot be updated.
+    """
+    from hookgraph.store import Store, StoreError
+    from hookgraph.store import faults
+
+    fault = faults.before_writing(path)  # never try to write where it cannot work: a failed try leaves -shm
+    if fault is None:
+        try:
+            return Store(path)
+        except StoreError as exc:
+            if exc.cause not in ("read-only", "no-space"):
+                raise
+            fault = faults.StoreFault(exc.cause, str(exc), "")
+    store = Store(path, readonly=True, immutable=faults.can_read_immutable(path))
+    shown_path = path.relative_to(root) if path.is_relative_to(root) else path
+    why = fault.problem.split(": ", 1)[-1] if fault.cause == "read-only" else "no space left on its file system"
+    click.echo(f"hookgraph: note: {shown_path} cannot be updated: {why}; answering from it as it is", err=True)
+    return store
+
+
+def path_glob_problem(glob: str) -> str | None:
+    """Why a ``--path`` glob can never match a stored path (they are relative to the repository root), or None."""
+    parts = glob.replace("\\", "/").split("/")
+    if glob.startswith("/") or ".." in parts:
+        return (f"--path {glob!r} can never match: paths are relative to the repository root "
+                "(a folder such as 'src/' or a glob such as '*.py'), and never leave it")
+    return None

@@ -38,12 +38,13 @@ def register(cli: click.Group) -> None:
         from hookgraph.store import db_path
 
         root = repo_root(repo if repo is not None else Path.cwd())
+        warnings: list[str] = []
         if not db_path(root).exists():
-            from hookgraph.sync.shared import seed_from_snapshot
+            from hookgraph.store.snapshot import seed_from_snapshot
 
-            seed_from_snapshot(root)
+            seed_from_snapshot(root, warnings, reading=True)
         if not db_path(root).exists():
-            raise UserError(f"no index in {root}: run `hookgraph index` there first")
+            raise UserError(f"no index in {root}: " + (warnings[0] if warnings else "run `hookgraph index` there first"))
         try:
             from hookgraph.cli.mcp_server import serve
         except ImportError as exc:

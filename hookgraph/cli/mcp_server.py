@@ -22,18 +22,28 @@ schema and as JSON text):
   tree's edits, the model, counts, and this server's state.
 
 A bad argument (wrong type, out of range, unknown language, unknown symbol)
-is a tool error (``isError: true`` with a one-line message), never a crash.
+is a tool error (``isError: true`` with a one-line message, ``field: problem``),
+never a crash.
+
+Malformed JSON-RPC is answered too. The SDK's stdio reader (2.3:
+``mcp.server.stdio.stdin_reader``) turns a line that is not JSON, or not a
+JSON-RPC message (``params`` a string, say), into an exception on its stream,
+and its dispatcher (``mcp.shared.jsonrpc_dispatcher._dispatch``) only logs
+that: no reply, so a client waiting on that id hangs. :class:`_GuardedLines`
+stands in front of the reader and answers such a line itself with a JSON-RPC
+error (-32700 parse error, -32600 invalid request, with the request's id
+when it has one), through the SDK's own writer so replies never interleave.
 """
 
 from __future__ import annotations
 
 import os
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated, Any, cast
 
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
-from pydantic import Field
+from pydantic import Field, ValidationError
 from typing_extensions import TypedDict
 
 from hookgraph import __version__
@@ -68,6 +78,7 @@ class SearchOutput(TypedDict):
     indexed_commit: str | None
     stale_paths: list[str]
     uncommitted_paths: list[str]
+    pending_vectors: int
     results: list[Result]
 
 
@@ -88,6 +99,7 @@ class ContextOutput(TypedDict):
     indexed_commit: str | None
     stale_paths: list[str]
     uncommitted_paths: list[str]
+    pending_vectors: int
     pieces: list[Piece]
     text: str
 
@@ -133,6 +145,13 @@ class Counts(TypedDict):
     edges: int
 
 
+class Embedding(TypedDict):
+    pending_vectors: int
+    rate: float | None
+    eta_seconds: float | None
+    running: bool
+
+
 class ServerState(TypedDict):
     pid: int
     calls: int
@@ -155,6 +174,7 @@ class StatusOutput(TypedDict):
     seconds: float
     model: Model
     counts: Counts
+    embedding: Embedding
     server: ServerState
 
 
@@ -220,14 +240,21 @@ class Tools:
                 raise ToolError(f"internal error: {type(exc).__name__}: {exc}") from None
 
     @staticmethod
-    def _check(query: str | None = None, lang: str | None = None) -> None:
+    def _check(query: str | None = None, lang: str | None = None, path: str | None = None,
+               field: str = "query") -> None:
         if query is not None and not query.strip():
-            raise ToolError("the query is empty: ask a question or name an identifier")
+            raise ToolError(f"{field}: empty; ask a question or name an identifier")
+        if path:
+            from hookgraph.cli.common import path_glob_problem
+
+            problem = path_glob_problem(path)
+            if problem:
+                raise ToolError(problem.replace("--path ", "path: ", 1))
         if lang:
             from hookgraph.parse.languages import REGISTRY
 
             if lang not in REGISTRY:
-                raise ToolError(f"unknown language {lang!r}: use one of {', '.join(sorted(REGISTRY))}")
+                raise ToolError(f"lang: unknown language {lang!r}; use one of {', '.join(sorted(REGISTRY))}")
 
     def _search(self, store: Any, query: str, top: int, path: str | None, lang: str | None) -> list[Any]:
         from hookgraph.search import search
@@ -238,11 +265,12 @@ class Tools:
     def search(self, query: str, top: int = 10, path: str | None = None, lang: str | None = None) -> dict[str, Any]:
         from hookgraph.cli.output import result_record
 
-        self._check(query, lang)
+        self._check(query, lang, path)
 
         def answer(store: Any, view: View) -> dict[str, Any]:
             results = self._search(store, query, top, path, lang)
-            return {"query": query, **_freshness(view), "results": [result_record(r) for r in results]}
+            return {"query": query, **_freshness(view), "pending_vectors": store.pending_count(),
+                    "results": [result_record(r) for r in results]}
 
         return self._run(answer)
 
@@ -250,7 +278,7 @@ class Tools:
                 lang: str | None = None) -> dict[str, Any]:
         from hookgraph.search.pack import build_pack, estimate_tokens, render_pack
 
-        self._check(query, lang)
+        self._check(query, lang, path)
 
         def answer(store: Any, view: View) -> dict[str, Any]:
             results = self._search(store, query, top, path, lang)
@@ -261,6 +289,7 @@ class Tools:
                 "budget": budget,
                 "tokens": estimate_tokens(text),
                 **_freshness(view),
+                "pending_vectors": store.pending_count(),
                 "pieces": [
                     {"path": p.path, "start_line": p.start_line, "end_line": p.end_line, "symbol": p.symbol,
                      "kind": p.kind, "role": p.role, "cut": p.cut}
@@ -274,21 +303,25 @@ class Tools:
     def callers(self, symbol: str) -> dict[str, Any]:
         from hookgraph.search.graph import callers
 
-        self._check(symbol)
+        self._check(symbol, field="symbol")
         return self._run(lambda store, view: {"symbol": symbol, **_freshness(view),
                                               "callers": [_link(link) for link in callers(store, symbol)]})
 
     def callees(self, symbol: str) -> dict[str, Any]:
         from hookgraph.search.graph import callees
 
-        self._check(symbol)
+        self._check(symbol, field="symbol")
         return self._run(lambda store, view: {"symbol": symbol, **_freshness(view),
                                               "callees": [_link(link) for link in callees(store, symbol)]})
 
     def status(self) -> dict[str, Any]:
         def answer(store: Any, view: View) -> dict[str, Any]:
+            from hookgraph.embed import worker
+            from hookgraph.embed.queue import progress_of
+
             counts = store.counts()
             dims = store.get_meta("dims")
+            queue = progress_of(store)
             return {
                 "root": str(self.ws.root),
                 **view.to_json(),
@@ -305,6 +338,12 @@ class Tools:
                     "vectors": counts["vectors"],
                     "edges": sum(counts["edges"].values()),
                 },
+                "embedding": {
+                    "pending_vectors": queue.pending,
+                    "rate": None if queue.rate is None else round(queue.rate, 2),
+                    "eta_seconds": None if queue.eta_seconds is None else round(queue.eta_seconds, 1),
+                    "running": worker.running(self.ws.root),
+                },
                 "server": {
                     "pid": os.getpid(),
                     "calls": self.ws.calls,
@@ -317,10 +356,143 @@ class Tools:
         return self._run(answer)
 
 
+def argument_problems(exc: ValidationError) -> str:
+    """pydantic's multi-line report (ending in a URL) as one line: ``field: problem (got value)``."""
+    from hookgraph.cli.common import shown
+
+    parts = []
+    for err in exc.errors():
+        field = ".".join(str(p) for p in err.get("loc", ())) or "arguments"
+        text = f"{field}: {err.get('msg', 'invalid')}"
+        if err.get("type") != "missing" and "input" in err:
+            value = repr(err["input"])
+            text += f" (got {value[:60] + '...' if len(value) > 60 else value})"
+        parts.append(text)
+    return shown("; ".join(parts) or "invalid arguments")
+
+
+class _Server(MCPServer):
+    """The SDK's server, with one-line argument errors and answers to malformed JSON-RPC lines."""
+
+    async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            if isinstance(exc.__cause__, ValidationError):
+                raise ToolError(argument_problems(exc.__cause__)) from None
+            if type(exc.__cause__) is ToolError:  # ours: its own line, without the SDK's "Error executing tool X: "
+                raise ToolError(" ".join(str(exc.__cause__).split())) from None
+            raise
+
+    async def run_stdio_async(self) -> None:
+        """As the SDK's, with :class:`_GuardedLines` in front of its stdin reader."""
+        from mcp.server.stdio import stdio_server
+
+        lines = _GuardedLines()
+        try:
+            async with stdio_server(stdin=cast(Any, lines)) as (read_stream, write_stream):
+                lines.reply_to = write_stream
+                lowlevel = self._lowlevel_server
+                await lowlevel.run(read_stream, write_stream, lowlevel.create_initialization_options())
+        finally:
+            lines.close()
+
+
+def malformed(line: str) -> Any:
+    """The JSON-RPC error answering ``line``, or None when it is a message the SDK can take (or blank)."""
+    import json
+
+    import mcp_types as types
+
+    if not line.strip():
+        return None
+    try:
+        data = json.loads(line)
+    except json.JSONDecodeError as exc:
+        return _error(None, -32700, f"Parse error: not JSON ({exc.msg} at character {exc.pos})")
+    try:
+        types.jsonrpc_message_adapter.validate_python(data, by_name=False)
+    except ValidationError as exc:
+        raw_id = data.get("id") if isinstance(data, dict) else None
+        request_id = raw_id if isinstance(raw_id, str) or (isinstance(raw_id, int) and not isinstance(raw_id, bool)) \
+            else None
+        what = "a JSON array (batches are not part of MCP)" if isinstance(data, list) else _invalid_request(exc, data)
+        return _error(request_id, -32600, f"Invalid Request: {what}")
+    return None
+
+
+def _invalid_request(exc: ValidationError, data: Any) -> str:
+    if not isinstance(data, dict):
+        return f"a JSON-RPC message is an object, not {type(data).__name__}"
+    if data.get("jsonrpc") != "2.0":
+        return "jsonrpc must be \"2.0\""
+    if "params" in data and not isinstance(data["params"], dict):
+        return f"params must be an object, not {type(data['params']).__name__}"
+    if "method" in data and not isinstance(data["method"], str):
+        return "method must be a string"
+    if "id" in data and not isinstance(data["id"], (str, int)):
+        return "id must be a string or an integer"
+    for first in exc.errors():
+        return f"{'.'.join(str(p) for p in first['loc']) or 'message'}: {first['msg']}"
+    return "not a JSON-RPC message"
+
+
+def _error(request_id: Any, code: int, message: str) -> Any:
+    import mcp_types as types
+
+    return types.JSONRPCError(jsonrpc="2.0", id=request_id, error=types.ErrorData(code=code, message=message))
+
+
+class _GuardedLines:
+    """stdin for the SDK's reader: passes on the lines it can take, answers the others itself.
+
+    Owns fd 0 the way the SDK would (the wire is read from a private
+    duplicate; fd 0 points at the null device meanwhile, so git and other
+    children never read the client's messages) and gives it back on close.
+    """
+
+    def __init__(self) -> None:
+        import io
+
+        import anyio
+
+        self.reply_to: Any = None
+        self._private = os.dup(0)
+        os.set_inheritable(self._private, False)
+        null = os.open(os.devnull, os.O_RDONLY)
+        os.dup2(null, 0)
+        os.close(null)
+        self._file = io.TextIOWrapper(os.fdopen(self._private, "rb", closefd=False), encoding="utf-8",
+                                      errors="replace")
+        self._source = anyio.wrap_file(self._file)
+
+    def __aiter__(self) -> Any:
+        return self._lines()
+
+    async def _lines(self) -> Any:
+        from mcp.shared.message import SessionMessage
+
+        async for line in self._source:
+            error = malformed(line)
+            if error is None:
+                yield line
+            elif self.reply_to is not None:
+                await self.reply_to.send(SessionMessage(error))
+
+    def close(self) -> None:
+        if self._private >= 0:
+            try:
+                os.dup2(self._private, 0)
+                os.close(self._private)
+            except OSError:
+                pass
+            self._private = -1
+
+
 def build_server(workspace: Workspace) -> MCPServer:
     """The MCP server with hookgraph's five tools bound to ``workspace``."""
     tools = Tools(workspace)
-    server: MCPServer = MCPServer("hookgraph", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
+    server: MCPServer = _Server("hookgraph", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     @server.tool()
     def search(query: Query, top: Top = 10, path: PathGlob = None, lang: Lang = None) -> SearchOutput:

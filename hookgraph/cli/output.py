@@ -47,14 +47,29 @@ def result_record(r: Any) -> dict[str, Any]:
     }
 
 
-def ask_payload(query: str, indexed_commit: str | None, stale_paths: list[str], results: list[Any]) -> dict[str, Any]:
-    """The ``ask --json`` object: ``query``, ``indexed_commit``, ``stale_paths``, ``results``."""
+def ask_payload(query: str, indexed_commit: str | None, stale_paths: list[str], results: list[Any],
+                pending_vectors: int = 0) -> dict[str, Any]:
+    """The ``ask --json`` object: ``query``, ``indexed_commit``, ``stale_paths``, ``pending_vectors``, ``results``.
+
+    ``pending_vectors``: texts still waiting for the background embedder; while
+    it is above 0 their units are ranked by words and graph only.
+    """
     return {
         "query": query,
         "indexed_commit": indexed_commit,
         "stale_paths": stale_paths,
+        "pending_vectors": pending_vectors,
         "results": [result_record(r) for r in results],
     }
+
+
+def pending_note(pending: int) -> str | None:
+    """The one line ``ask`` prints on stderr while vectors are being embedded."""
+    if pending <= 0:
+        return None
+    texts = f"{pending:,} text{'' if pending == 1 else 's'}"
+    return (f"note: {texts} still waiting for vectors (`hookgraph status` shows progress); "
+            "their units are ranked by words and graph until then")
 
 
 def colour_wanted(stream: IO[str]) -> bool:
@@ -134,6 +149,7 @@ def print_results(
     stale_paths: list[str],
     results: list[Any],
     root: Path,
+    pending_vectors: int = 0,
 ) -> None:
     """Print ``ask``'s answers in ``fmt`` (one of :data:`FORMATS`) to stdout; notes to stderr."""
     import sys
@@ -141,11 +157,18 @@ def print_results(
     import click
 
     if fmt == "json":
-        payload = ask_payload(query, indexed_commit, stale_paths, results)
+        payload = ask_payload(query, indexed_commit, stale_paths, results, pending_vectors)
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     if stale_paths:
-        click.echo(f"note: {len(stale_paths)} paths changed since the last index (run `hookgraph index`)", err=True)
+        from hookgraph.plural import count, verb
+
+        n = len(stale_paths)
+        click.echo(f"note: {count(n, 'path')} {verb(n, 'has', 'have')} changed since the last index "
+                   "(run `hookgraph index`)", err=True)
+    note = pending_note(pending_vectors)
+    if note:
+        click.echo(note, err=True)
     if fmt == "jsonl":
         lines: Iterator[str] = jsonl_lines(results)
     elif fmt == "vimgrep":

@@ -79,6 +79,15 @@ LEXICAL_DEPTH = 1000
 #: Score every candidate on both halves (a unit outside one half's candidate
 #: list gets its real score there, not 0); off: an eval/ ablation.
 COMPLETE_SCORES = True
+#: While the background embedder is still at work, ``ask`` embeds this many of
+#: the best lexical candidates that wait for their vector, within this many
+#: seconds: the model is loaded for the query anyway, and ~30-70 texts/s here
+#: make 8 texts cost 0.1-0.25 s, inside the 0.5 s an answer may take. Any
+#: other waiting unit is scored as if its meaning agreed with its words
+#: (its lexical share stands in for the semantic one), so it is never pushed
+#: down for lacking a vector.
+ON_THE_SPOT = 8
+ON_THE_SPOT_SECONDS = 0.25
 
 STOPWORDS = frozenset(
     """a an and are as at be by can do does for from get gets how i if in into is it its
@@ -144,6 +153,8 @@ def search(
                 semantic.append((uid, 1.0 - distance))
     if COMPLETE_SCORES:
         _complete(store, query_vector, dict(every_lexical), lexical, semantic)
+    if query_vector is not None and embedder is not None:
+        _score_waiting(store, embedder, query_vector, lexical, semantic)
     exact_ids = _exact_matches(store, query)
 
     ids = {uid for uid, _ in lexical} | {uid for uid, _ in semantic} | set(exact_ids)
@@ -153,7 +164,7 @@ def search(
     results: dict[int, Result] = {}
     lexical = [(u, s) for u, s in lexical if u in keep]
     semantic = [(u, s) for u, s in semantic if u in keep]
-    _fuse(results, units, lexical, semantic, fusion)
+    _fuse(results, units, lexical, semantic, fusion, impute=query_vector is not None)
     for uid in exact_ids:
         if uid in keep:
             r = results.setdefault(uid, Result(units[uid]))
@@ -330,6 +341,37 @@ def _complete(
     semantic.sort(key=lambda item: -item[1])
 
 
+def _score_waiting(
+    store: Store,
+    embedder: Embedder,
+    query_vector: Any,
+    lexical: list[tuple[int, float]],
+    semantic: list[tuple[int, float]],
+) -> None:
+    """Embed the best lexical candidates still waiting for their vector, on the spot (bounded), in place."""
+    import time
+
+    import numpy as np
+
+    scored = {uid for uid, _ in semantic}
+    waiting_ids = [uid for uid, _ in lexical if uid not in scored][: ON_THE_SPOT * 4]
+    if not waiting_ids:
+        return
+    waiting = store.pending_of_units(waiting_ids)
+    deadline = time.monotonic() + ON_THE_SPOT_SECONDS
+    query = np.asarray(query_vector, dtype=np.float32)
+    done: dict[bytes, float] = {}
+    for uid in [u for u in waiting_ids if u in waiting][:ON_THE_SPOT]:
+        text_hash, text = waiting[uid]
+        if text_hash not in done:
+            if time.monotonic() >= deadline:
+                break
+            ((windows, _cut),) = embedder.embed_windows([text])
+            done[text_hash] = float(np.max(np.asarray(windows, dtype=np.float32) @ query))
+        semantic.append((uid, done[text_hash]))
+    semantic.sort(key=lambda item: -item[1])
+
+
 def _exact_matches(store: Store, query: str) -> list[int]:
     """Units whose name or qualified name is exactly the query (an identifier search)."""
     q = query.strip()
@@ -350,7 +392,10 @@ def _fuse(
     lexical: list[tuple[int, float]],
     semantic: list[tuple[int, float]],
     fusion: str,
+    impute: bool = False,
 ) -> None:
+    """Fuse the two halves into ``results``; ``impute``: a lexical candidate with no semantic score
+    (its vector is still being embedded) gets its lexical share for the semantic half too."""
     if fusion == "rrf":
         for rank, (uid, score) in enumerate(lexical):
             r = results.setdefault(uid, Result(units[uid]))
@@ -379,6 +424,13 @@ def _fuse(
             r = results.setdefault(uid, Result(units[uid]))
             r.semantic = sim
             r.score += SEMANTIC_WEIGHT * ((sim - floor) / spread)
+    if impute:
+        with_meaning = {uid for uid, _ in semantic}
+        for uid, score in lexical:
+            if uid not in with_meaning:
+                r = results[uid]
+                r.score += SEMANTIC_WEIGHT * (score / best_lexical)
+                r.reasons.append("no vector yet: words stand in for meaning")
 
 
 def _keyword_boost(results: dict[int, Result], words: list[str]) -> None:

@@ -140,6 +140,8 @@ class _Builder:
         return drawn
 
     def more(self, centre: Node, count: int, kind: str, outgoing: bool, what: str) -> None:
+        if count == 1:  # "1 more callers" reads as a bug: callers -> caller, subclasses -> subclass
+            what = what[:-2] if what.endswith("sses") else what[:-1]
         node = self._add(Node(f"m{len(self.hood.nodes) + 1}", f"{count} more {what}", "more", collapsed=count))
         self.edge(centre, node, kind) if outgoing else self.edge(node, centre, kind)
 

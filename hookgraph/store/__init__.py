@@ -23,6 +23,12 @@ Tables:
             its largest component and rounded (:func:`quantize`); cosine
             distance does not depend on the scale, so only rounding is lost
             (eval/RESULTS.md: same search quality), at a quarter of the bytes.
+  pending   composed texts that have no vector yet (schema 5), keyed by their
+            vector key: the queue the background embedder drains
+            (:mod:`hookgraph.embed.queue`). A unit waiting for its vector has
+            ``vector_id`` NULL and ``text_hash`` set to that key; once the
+            vector is published it points at it and ``text_hash`` is NULL
+            again, so a finished store pays nothing for the queue.
   vector_cache  recently orphaned embeddings, out of the KNN index: a revert
             or a file that comes back is revived from here, not re-embedded.
   fts_units contentless FTS5 over identifier-split words, keyed by unit id.
@@ -43,33 +49,60 @@ from typing import TYPE_CHECKING, Any, cast
 
 import apsw
 
+from hookgraph.store import faults
+
 if TYPE_CHECKING:  # numpy is imported where vectors are handled: a hook that
     import numpy as np  # touches no code must not pay ~80 ms for it
 
-SCHEMA_VERSION = 4
+SCHEMA_VERSION = 5
 DB_DIRNAME = ".hookgraph"
 DB_FILENAME = "index.db"
 
 
 class StoreError(Exception):
-    """The database cannot be used as it is; the message says what to do."""
+    """The database cannot be used as it is; the message says what to do.
+
+    ``cause`` is one of :data:`hookgraph.store.faults.CAUSES` when it is
+    known; only a ``movable`` one (damaged, foreign, untrusted, newer) is ever
+    moved aside by ``index --full``.
+    """
+
+    cause = "unusable"
+
+    def __init__(self, message: str, *, cause: str | None = None, problem: str | None = None) -> None:
+        super().__init__(message)
+        if cause is not None:
+            self.cause = cause
+        #: What is wrong, without the remedy (which depends on who reads the file: index or snapshot).
+        self.problem = problem or message.split("; hookgraph will not use it")[0].split(": rebuild it with")[0]
+
+    @property
+    def movable(self) -> bool:
+        return self.cause in faults.MOVABLE
+
+    @classmethod
+    def of(cls, fault: faults.StoreFault) -> StoreError:
+        return cls(fault.message, cause=fault.cause, problem=fault.problem)
 
 
 class SchemaUpgradeNeeded(StoreError):
     """A store written by an older hookgraph, opened read-only: it must be migrated by a writer first."""
 
+    cause = "older-schema"
+
 
 class UntrustedStoreError(StoreError):
     """The database holds something hookgraph never writes: planted SQL or paths leaving the repository."""
 
+    cause = "untrusted"
 
-REBUILD = "rebuild it with `hookgraph index --full`"
+
+REBUILD = faults.REBUILD
 
 
 def damaged(path: Path, exc: BaseException) -> StoreError:
-    """The error for SQLite failing on a database that opened fine (corrupt pages, garbled vec chunks)."""
-    detail = " ".join(str(exc).split()) or type(exc).__name__
-    return StoreError(f"{path} is damaged or unreadable ({type(exc).__name__}: {detail}): {REBUILD}")
+    """The error for SQLite failing on a database: its real cause (:func:`faults.diagnose`), never a guess."""
+    return StoreError.of(faults.diagnose(path, exc))
 
 
 def _migration_1(db: apsw.Connection) -> None:
@@ -264,11 +297,35 @@ def _float_blob_to_int8(blob: bytes, dims: int) -> bytes:
     return quantize(np.frombuffer(blob, dtype=np.float32, count=dims))
 
 
+def _migration_5(db: apsw.Connection) -> None:
+    """Vectors as a queue (issue 12): syncs never wait for the model.
+
+    A sync writes units, full text and edges at once and queues each composed
+    text that has no vector in ``pending``; the units wait with their key in
+    ``text_hash`` (indexed only where set). ``priority`` lets a hook's few new
+    texts overtake a first index's thousands; ``seq`` keeps the rest in order.
+    """
+    db.execute(
+        """
+        ALTER TABLE units ADD COLUMN text_hash BLOB;
+        CREATE INDEX units_pending ON units(text_hash) WHERE text_hash IS NOT NULL;
+        CREATE TABLE pending(
+            text_hash BLOB PRIMARY KEY,
+            language TEXT NOT NULL,
+            text TEXT NOT NULL,
+            priority INTEGER NOT NULL DEFAULT 0,
+            seq INTEGER NOT NULL
+        );
+        CREATE INDEX pending_order ON pending(priority DESC, seq);
+        """
+    )
+
+
 #: Schema migrations, in order; migration N brings the schema to version N.
 #: A database is trusted only if its schema is exactly what these create (see
 #: ``_check_schema``): never edit a released migration's SQL (whitespace
 #: aside), add a new one.
-MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4]
+MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5]
 
 #: The first schema whose vec table holds int8 embeddings.
 INT8_SCHEMA = 3
@@ -369,6 +426,13 @@ def _reference_schema(version: int, dims: int | None) -> frozenset[_SchemaRow]:
 def _describe(row: _SchemaRow) -> str:
     return f"{row[0]} {row[1]!r}"
 
+#: Meta keys that change without the indexed content changing (the embedder's
+#: progress, bookkeeping): never part of a store's identity (snapshot export,
+#: the MCP server's copy).
+VOLATILE_META = frozenset({
+    "synced_commit", "embedder_rate", "embedder_updated", "embedder_done", "repo_cache_seeded",
+})
+
 #: How many orphaned embeddings to keep for revival (oldest dropped first).
 VECTOR_CACHE_LIMIT = 2000
 
@@ -464,6 +528,15 @@ def quarantine(path: Path) -> Path:
     return dest
 
 
+def remove_database(path: Path) -> None:
+    """Delete a database this process created and could not finish, with its sidecars."""
+    for suffix in ("", *SIDECARS):
+        try:
+            path.with_name(path.name + suffix).unlink()
+        except FileNotFoundError:
+            pass
+
+
 class Store:
     """An open ``index.db``. Use as a context manager or call ``close()``.
 
@@ -474,18 +547,32 @@ class Store:
     (stored paths) are checked by :meth:`check_contents` where they are used.
     """
 
-    def __init__(self, path: Path, *, create: bool = False, readonly: bool = False) -> None:
+    def __init__(self, path: Path, *, create: bool = False, readonly: bool = False,
+                 immutable: bool | None = None) -> None:
         self.path = path
         check_no_links(path)
         if not path.exists():
             if not create:
                 raise StoreError(f"no index at {path}: run `hookgraph index` first")
-            path.parent.mkdir(parents=True, exist_ok=True)
+            try:
+                path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise StoreError.of(faults.diagnose(path, exc)) from None
         flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
         flags |= getattr(apsw, "SQLITE_OPEN_NOFOLLOW", 0)
+        name = str(path)
+        #: Opened as ``immutable=1`` (read-only, no ``-shm``): by default where nothing can write the
+        #: file or create a ``-shm`` beside it (:func:`faults.can_read_immutable`).
+        if immutable is None:
+            immutable = readonly and faults.read_only_fault(path) is not None and faults.can_read_immutable(path)
+        self.immutable = bool(immutable and readonly)
+        if self.immutable:
+            from urllib.parse import quote
+
+            name, flags = f"file:{quote(str(path.absolute()))}?immutable=1", flags | apsw.SQLITE_OPEN_URI
         self._db: apsw.Connection | None = None
         try:
-            self._db = apsw.Connection(str(path), flags=flags)
+            self._db = apsw.Connection(name, flags=flags)
             self.db.setbusytimeout(30_000)
             _load_vec(self.db)
             self.db.execute("PRAGMA trusted_schema=OFF")
@@ -499,9 +586,7 @@ class Store:
             self._check_vectors()
         except apsw.Error as exc:
             self._close_quietly()
-            raise StoreError(
-                f"{path} is not a usable hookgraph database ({' '.join(str(exc).split())}): {REBUILD}"
-            ) from None
+            raise StoreError.of(faults.diagnose(path, exc)) from None
         except StoreError:
             self._close_quietly()
             raise
@@ -552,7 +637,10 @@ class Store:
         if version > len(MIGRATIONS) or version < 0:
             raise StoreError(
                 f"{self.path} was written by a newer hookgraph (schema {version}, this one knows "
-                f"{len(MIGRATIONS)}): upgrade hookgraph or rebuild with `hookgraph index --full`"
+                f"{len(MIGRATIONS)}): upgrade hookgraph or rebuild with `hookgraph index --full`",
+                cause="newer-schema",
+                problem=f"{self.path} was written by a newer hookgraph (schema {version}, this one knows "
+                        f"{len(MIGRATIONS)})",
             )
         return version
 
@@ -588,12 +676,13 @@ class Store:
             )
         missing = sorted(expected - rows)
         if missing:
-            raise StoreError(f"{self.path} is damaged: {_describe(missing[0])} is missing: {REBUILD}")
+            raise StoreError(f"{self.path} is damaged: {_describe(missing[0])} is missing: {REBUILD}", cause="damaged")
 
     def _check_vectors(self) -> None:
         """Vectors recorded but their vec table gone: every semantic result would silently vanish."""
         if not self.has_vector_table() and self.db.execute("SELECT 1 FROM vectors LIMIT 1").fetchall():
-            raise StoreError(f"{self.path} is damaged: its vector table (vec_units) is missing: {REBUILD}")
+            raise StoreError(f"{self.path} is damaged: its vector table (vec_units) is missing: {REBUILD}",
+                             cause="damaged")
 
     def check_contents(self, root: Path | None = None) -> None:
         """Refuse stored data no sync of ours writes: paths leaving the repository, unknown paths, odd blobs.
@@ -743,12 +832,15 @@ class Store:
             self.db.executemany("DELETE FROM edges WHERE source_unit = ?", ((i,) for i in ids))
         self.db.execute("DELETE FROM units WHERE path = ?", (path,))
 
-    def insert_unit(self, values: Sequence[Any], fts: Sequence[str]) -> int:
-        """Insert one unit (columns of UNIT_COLUMNS without id, plus vector_id) and its FTS row."""
+    def insert_unit(self, values: Sequence[Any], fts: Sequence[str], text_hash: bytes | None = None) -> int:
+        """Insert one unit (columns of UNIT_COLUMNS without id, plus vector_id) and its FTS row.
+
+        ``text_hash``: the key of the vector it waits for (``vector_id`` None).
+        """
         self.db.execute(
             "INSERT INTO units(path, kind, name, qualname, parent, start_line, end_line, language, "
-            "signature, docstring, vector_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            tuple(values),
+            "signature, docstring, vector_id, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (*values, text_hash),
         )
         unit_id = int(self.db.last_insert_rowid())
         self.db.execute(
@@ -809,6 +901,25 @@ class Store:
         for n in range(1, len(vectors)):
             self.insert_vector(window_key(text_hash, n), vectors[n], language, head=head)
         return head
+
+    def iter_vectors(self) -> Iterator[tuple[bytes, int, bool, bytes]]:
+        """Every stored text as ``(key, windows, truncated, int8 embedding of its windows in order)``."""
+        if not self.has_vector_table():
+            return
+        heads = self.db.execute("SELECT id, text_hash, windows, truncated FROM vectors WHERE head IS NULL").fetchall()
+        for vid, key, windows, truncated in heads:
+            ids = [int(vid)]  # type: ignore[arg-type]
+            if int(windows) > 1:  # type: ignore[arg-type]
+                ids += [int(cast(int, r[0])) for r in self.db.execute(
+                    "SELECT id FROM vectors WHERE head = ? ORDER BY id", (vid,))]
+            parts = []
+            for rowid in ids:
+                rows = self.db.execute("SELECT embedding FROM vec_units WHERE rowid = ?", (rowid,)).fetchall()
+                if not rows or not isinstance(rows[0][0], bytes):
+                    break
+                parts.append(rows[0][0])
+            if len(parts) == len(ids) and isinstance(key, bytes):
+                yield key, len(parts), bool(truncated), b"".join(parts)
 
     def collect_orphan_vectors(self) -> int:
         """Take vectors no live unit points to out of the KNN index; a stale vector must never be ranked.
@@ -877,6 +988,74 @@ class Store:
         vectors = np.stack([np.frombuffer(e, dtype=np.int8) for e in [embedding, *(parts[k] for k in keys)]])
         return self.insert_windows(text_hash, vectors, language, bool(truncated))
 
+    # -- the queue of texts without a vector --------------------------------------
+
+    def queue_texts(self, rows: Iterable[tuple[bytes, str, str]], priority: int = 0) -> int:
+        """Queue ``(text hash, language, composed text)`` rows not queued yet; returns how many were new."""
+        seq = self.integer("SELECT coalesce(max(seq), 0) FROM pending")
+        total = 0
+        for text_hash, language, text in rows:
+            seq += 1
+            self.db.execute(
+                "INSERT OR IGNORE INTO pending(text_hash, language, text, priority, seq) VALUES (?, ?, ?, ?, ?)",
+                (text_hash, language, text, priority, seq),
+            )
+            total += self.db.changes()
+        return total
+
+    def pending_count(self) -> int:
+        """Distinct texts waiting for a vector."""
+        return self.integer("SELECT count(*) FROM pending")
+
+    def next_pending(self, limit: int) -> list[tuple[bytes, str, str]]:
+        """The next ``limit`` queued texts ``(hash, language, text)``: hooks' texts first, then in order."""
+        rows = cast("list[tuple[bytes, str, str]]", self.db.execute(  # BLOB PRIMARY KEY, TEXT NOT NULL x2
+            "SELECT text_hash, language, text FROM pending ORDER BY priority DESC, seq LIMIT ?", (int(limit),)
+        ).fetchall())
+        return [(bytes(h), str(lang), str(text)) for h, lang, text in rows]
+
+    def pending_of_units(self, unit_ids: Iterable[int]) -> dict[int, tuple[bytes, str]]:
+        """``{unit id: (text hash, composed text)}`` for these units that wait for a vector."""
+        return {
+            int(uid): (bytes(h), str(text))
+            for uid, h, text in self.rows_in(
+                "SELECT u.id, p.text_hash, p.text FROM units u JOIN pending p ON p.text_hash = u.text_hash "
+                "WHERE u.id IN ({in})", unit_ids,
+            )
+        }
+
+    def publish_vector(self, text_hash: bytes, vectors: Any, language: str, truncated: bool) -> int:
+        """Store a queued text's window vectors and point its waiting units at them; 0 if nobody waits.
+
+        Run inside the writer's transaction. A text whose units all went away
+        before its turn (the sync dropped its queue row) is not stored.
+        """
+        if not self.db.execute("SELECT 1 FROM pending WHERE text_hash = ?", (text_hash,)).fetchall():
+            return 0
+        self.db.execute("DELETE FROM pending WHERE text_hash = ?", (text_hash,))
+        known = self.vector_info([text_hash])
+        vid = known[text_hash][0] if text_hash in known else self.insert_windows(text_hash, vectors, language, truncated)
+        if (known[text_hash][2] if text_hash in known else truncated):
+            # files count their units cut after the last window (status, and what a sync records when known)
+            self.db.execute(
+                "UPDATE files SET truncated = truncated + (SELECT count(*) FROM units u WHERE u.path = files.path "
+                "AND u.text_hash = ?1) WHERE path IN (SELECT path FROM units WHERE text_hash = ?1)", (text_hash,)
+            )
+        self.db.execute("UPDATE units SET vector_id = ?, text_hash = NULL WHERE text_hash = ?", (vid, text_hash))
+        return self.db.changes()
+
+    def link_waiting_units(self, text_hash: bytes, vector_id: int) -> None:
+        """Units waiting for ``text_hash`` get the vector ``vector_id`` (it is known now)."""
+        self.db.execute("UPDATE units SET vector_id = ?, text_hash = NULL WHERE text_hash = ?", (vector_id, text_hash))
+        self.db.execute("DELETE FROM pending WHERE text_hash = ?", (text_hash,))
+
+    def drop_unwanted_pending(self) -> int:
+        """Forget queued texts no unit waits for any more (their file changed again or went away)."""
+        self.db.execute(
+            "DELETE FROM pending WHERE text_hash NOT IN (SELECT text_hash FROM units WHERE text_hash IS NOT NULL)"
+        )
+        return self.db.changes()
+
     def clear_all(self) -> None:
         """Remove every file, unit, edge and vector (a full rebuild, inside a transaction)."""
         self.db.execute("DELETE FROM files")
@@ -885,6 +1064,7 @@ class Store:
         self.db.execute("DELETE FROM fts_units")
         self.db.execute("DELETE FROM vectors")
         self.db.execute("DELETE FROM vector_cache")
+        self.db.execute("DELETE FROM pending")
         if self.has_vector_table():
             self.db.execute("DROP TABLE vec_units")
 
@@ -1002,7 +1182,9 @@ class Store:
             "units": grouped("SELECT kind, count(*) FROM units GROUP BY kind"),
             "vectors": count("SELECT count(*) FROM vectors WHERE head IS NULL"),
             "windows": count("SELECT count(*) FROM vectors"),
-            "units_without_vector": count("SELECT count(*) FROM units WHERE vector_id IS NULL"),
+            "units_without_vector": count("SELECT count(*) FROM units WHERE vector_id IS NULL AND text_hash IS NULL"),
+            "pending_texts": count("SELECT count(*) FROM pending"),
+            "pending_units": count("SELECT count(*) FROM units WHERE text_hash IS NOT NULL"),
             "edges": grouped("SELECT kind, count(*) FROM edges GROUP BY kind"),
             "split_units": count(
                 "SELECT count(*) FROM units u JOIN vectors v ON v.id = u.vector_id WHERE v.windows > 1"

@@ -27,8 +27,13 @@ def write_lock(directory: Path, timeout: float = 60.0) -> Iterator[None]:
     try:  # O_NOFOLLOW: a planted symlink must not make us create or open a file elsewhere
         fd = os.open(path, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
     except OSError as exc:
-        what = "is a symlink (committed by someone?)" if path.is_symlink() else f"cannot be opened ({exc.strerror})"
-        raise LockTimeout(f"the lock file {path} {what}: hookgraph never follows it; remove it") from None
+        if path.is_symlink():
+            raise LockTimeout(f"the lock file {path} is a symlink (committed by someone?): hookgraph never "
+                              "follows it; remove it") from None
+        # The file is not the problem (a read-only directory, a full disk): say what is, never "remove it".
+        from hookgraph.store import StoreError, faults
+
+        raise StoreError.of(faults.diagnose(directory / "index.db", exc)) from None
     try:
         deadline = time.monotonic() + timeout
         while True:
@@ -38,7 +43,8 @@ def write_lock(directory: Path, timeout: float = 60.0) -> Iterator[None]:
             except BlockingIOError:
                 if time.monotonic() >= deadline:
                     raise LockTimeout(
-                        f"another hookgraph process is writing {directory} (waited {timeout:.0f}s); try again"
+                        f"another hookgraph process is writing {directory} (waited {timeout:.0f}s): this update "
+                        "was skipped; run `hookgraph index` once it is done"
                     ) from None
                 time.sleep(0.05)
         try:

@@ -1,13 +1,21 @@
-"""Reconcile the store with a target tree, touching only what changed.
+"""Reconcile the store with a target tree, touching only what changed, without waiting for the model.
 
-Every entry point (``hookgraph index``, each git hook) does the same thing:
-compute the target ``{path: blob SHA}`` (HEAD's tree, the git index, or the
-working tree), compare it with the ``files`` table, and process the
-difference. Nothing here trusts hook arguments, so clones, pulls, merges,
-rebases and resets all come out right.
+Every entry point (``hookgraph index``, each git hook, the merge driver, the
+MCP server's private copy) does the same thing: compute the target ``{path:
+blob SHA}`` (:mod:`hookgraph.sync.target`), compare it with the ``files``
+table, and process the difference. Nothing here trusts hook arguments, so
+clones, pulls, merges, rebases and resets all come out right.
 
-All writes of one sync happen in one transaction: a crash or Ctrl-C leaves the
-previous consistent state, and readers (WAL) never see half a sync.
+Two speeds, one store (DESIGN.md section 9). The model is the only slow part,
+so a sync never runs it: files, units, full-text rows and edges are written
+at once, in one transaction (a crash or Ctrl-C leaves the previous consistent
+state; readers never see half a sync), and every unit gets its vector the
+cheapest way there is - the index has it, the index's own revive cache has it,
+or the repository's or the user's vector cache has it
+(:mod:`hookgraph.store.vector_cache`). Only a text nobody has embedded yet is
+*queued*: its unit waits with ``text_hash`` set, and the background embedder
+(:mod:`hookgraph.embed.worker`, started here after the commit) fills it in.
+Lexical search, the graph and freshness are exact when this returns.
 """
 
 from __future__ import annotations
@@ -19,54 +27,22 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from hookgraph.parse import compose, filters
 from hookgraph import git
+from hookgraph.parse import compose, filters
+from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
-from hookgraph.store import Store, StoreError, damaged, db_path, quarantine
+from hookgraph.sync.target import TARGETS, SyncError, Target, read_target
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
     from hookgraph.parse.units import CodeUnit, ParsedFile
+    from hookgraph.store.vector_cache import VectorCache
 
-TARGETS = ("head", "index", "worktree")
+__all__ = ["TARGETS", "SyncError", "SyncReport", "Target", "read_target", "sync"]
 
-
-class SyncError(Exception):
-    """The sync cannot proceed; the message is one line for the user."""
-
-
-@dataclass
-class Target:
-    """What the store should describe: ``{path: Entry}`` and where to read contents."""
-
-    kind: str
-    entries: dict[str, git.Entry]
-    #: Contents that are not (yet) git objects: working-tree edits.
-    overrides: dict[str, bytes] = field(default_factory=dict)
-    commit: str | None = None
-
-
-def read_target(root: Path, kind: str) -> Target:
-    """The tree the store should match: HEAD (default), the index, or the working tree."""
-    if kind == "head":
-        return Target(kind, git.tree_map(root), commit=git.head_commit(root))
-    entries = git.index_map(root)
-    if kind == "index":
-        return Target(kind, entries, commit=git.head_commit(root))
-    if kind != "worktree":
-        raise SyncError(f"unknown sync target {kind!r}: use one of {', '.join(TARGETS)}")
-    overrides: dict[str, bytes] = {}
-    for raw in git.worktree_changes(root):
-        path = git.path_key(raw)
-        if path in entries and not entries[path].regular:
-            continue  # a submodule that moved, a symlink: listed as the index has them, never read
-        data = git.read_worktree_file(root, raw)
-        if data is None:
-            entries.pop(path, None)
-            continue
-        entries[path] = git.Entry(git.blob_sha(data), len(data))
-        overrides[path] = data
-    return Target(kind, entries, overrides, commit=git.head_commit(root))
+#: Queue priority of a hook's texts (a commit's few functions) over a first index's thousands.
+PRIORITY_INCREMENTAL = 1
+PRIORITY_BULK = 0
 
 
 @dataclass
@@ -77,6 +53,13 @@ class SyncReport:
     modified: int = 0
     deleted: int = 0
     units_written: int = 0
+    #: Texts this sync queued for the background embedder (new to the index and to every cache).
+    queued: int = 0
+    #: Vectors taken from the repository's or the user's cache instead of the model.
+    from_cache: int = 0
+    #: Texts still waiting for a vector when the sync returned (this one's and earlier ones').
+    pending: int = 0
+    #: Texts a caller embedded in the foreground afterwards (``index --wait``); a sync itself embeds none.
     texts_embedded: int = 0
     truncated: int = 0
     #: Units of the written files embedded as several windows (long units).
@@ -84,6 +67,10 @@ class SyncReport:
     skipped: Counter[str] = field(default_factory=Counter)
     seconds: float = 0.0
     commit: str | None = None
+    #: Whether a background embedder was started (or was already running) for the queue.
+    background: bool = False
+    #: A full rebuild (``--full``, ``--reembed``): every file was parsed again, none was "added".
+    rebuilt: bool = False
     #: One-line notes for the user (an untrusted snapshot ignored, a broken index moved aside).
     warnings: list[str] = field(default_factory=list)
 
@@ -91,20 +78,41 @@ class SyncReport:
     def changed(self) -> int:
         return self.added + self.modified + self.deleted
 
-    def summary(self) -> str:
+    def summary(self, waiting: str | None = None) -> str:
+        """One line; ``waiting`` says what becomes of the waiting texts ("now": embedded next, here)."""
         skipped = sum(self.skipped.values())
         reasons = ", ".join(f"{n} {r}" for r, n in sorted(self.skipped.items()))
-        text = (
-            f"{self.added} added, {self.modified} modified, {self.deleted} deleted files; "
-            f"{self.units_written} units written, {self.texts_embedded} embedded"
-        )
+        if self.rebuilt:
+            text = f"rebuilt from scratch: {_count(self.added, 'file')} parsed; {_count(self.units_written, 'unit')} written"
+        else:
+            text = (
+                f"{self.added} added, {self.modified} modified, {self.deleted} deleted files; "
+                f"{_count(self.units_written, 'unit')} written"
+            )
+        if self.from_cache:
+            text += f", {self.from_cache} vectors from cache"
+        if self.texts_embedded:
+            text += f", {self.texts_embedded} embedded"
         if skipped:
             text += f"; {skipped} skipped ({reasons})"
         if self.split:
             text += f"; {self.split} long units split into windows"
         if self.truncated:
             text += f"; {self.truncated} cut after their last window"
-        return text + f" in {self.seconds:.1f}s"
+        text += f" in {self.seconds:.1f}s"
+        if self.pending:
+            texts = _count(self.pending, "text")
+            if waiting == "now":
+                text += f"; embedding {texts} now"
+            elif self.background:
+                text += f"; embedding {texts} in the background (`hookgraph status` shows progress)"
+            else:
+                text += f"; {texts} waiting for vectors (`hookgraph index --wait` embeds them)"
+        return text
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n:,} {noun}{'' if n == 1 else 's'}"
 
 
 ProgressFactory = Callable[[int], "Progress"]
@@ -130,37 +138,74 @@ def sync(
     progress: ProgressFactory | None = None,
     lock_timeout: float = 60.0,
     database: Path | None = None,
+    background: bool = True,
 ) -> SyncReport:
     """Bring ``root``'s store in line with ``target``; returns what was done.
 
+    ``embedder`` gives the embedding recipe texts are keyed by (the
+    repository's configured one by default); its model is never loaded here.
     ``reembed``: rebuild with the configured model and recipe even when the
-    store was embedded with another one (the refusal message points here).
-    It is a full rebuild in one transaction, so readers keep the old vectors
-    until it commits. ``embedder`` defaults to the repository's configured one.
-    SQLite failing on a damaged file becomes a StoreError naming the repair.
-    ``database``: write this file instead of ``.hookgraph/index.db`` (the MCP
-    server's private working-tree copy, see :mod:`hookgraph.sync.overlay`).
+    store was embedded with another one (the refusal message points here):
+    every text is queued again for the new model. SQLite failing on a damaged
+    file becomes a StoreError naming the repair. ``database``: write this file
+    instead of ``.hookgraph/index.db`` (the MCP server's private working-tree
+    copy, see :mod:`hookgraph.sync.overlay`). ``background``: start the
+    repository's background embedder when texts are left waiting (never for
+    a private copy; ``HOOKGRAPH_NO_BACKGROUND=1`` turns it off everywhere).
     """
     import apsw
 
     args = dict(full=full, reembed=reembed, embedder=embedder, progress=progress, lock_timeout=lock_timeout,
                 database=database)
-    try:
-        return _sync(root, target, **args)  # type: ignore[arg-type]
-    except apsw.Error as exc:
-        error = damaged(database or db_path(root), exc)
-        if not (full or reembed):
-            raise error from None
-    # A full rebuild repairs whatever the damage: a file that opened but fails
-    # on its pages is moved aside like one that did not open, and the rebuild
-    # starts again from an empty database.
     path = database or db_path(root)
-    with write_lock(path.parent, timeout=lock_timeout):
-        moved = quarantine(path)
-    report = _sync(root, target, **args)  # type: ignore[arg-type]
-    reason = str(error).split(": rebuild it with")[0]
-    report.warnings.insert(0, f"{reason}: moved it aside to {moved.name} and rebuilt the index")
+    fault = faults.before_writing(path)  # a read-only place or a full disk: say so before any work
+    if fault is not None:
+        raise StoreError.of(fault)
+    created = not path.exists()
+    try:
+        try:
+            report = _sync(root, target, **args)  # type: ignore[arg-type]
+        except OSError as exc:
+            if exc.errno not in faults.STORAGE_ERRNOS:
+                raise
+            raise damaged(path, exc) from None
+    except apsw.Error as exc:
+        error = damaged(path, exc)
+        _forget_if_created(path, created, error)
+        if not (full or reembed) or not error.movable:
+            raise error from None
+        # A full rebuild repairs whatever the damage: a file that opened but fails
+        # on its pages is moved aside like one that did not open, and the rebuild
+        # starts again from an empty database.
+        with write_lock(path.parent, timeout=lock_timeout):
+            moved = quarantine(path)
+        report = _sync(root, target, **args)  # type: ignore[arg-type]
+        report.warnings.insert(0, f"{error.problem}: moved it aside to {moved.name} and rebuilt the index")
+    except StoreError as exc:
+        _forget_if_created(path, created, exc)
+        raise
+    if report.pending and background and database is None:
+        from hookgraph.embed.worker import start_background
+
+        report.background = start_background(root, db_path(root))
     return report
+
+
+def _forget_if_created(path: Path, created: bool, error: StoreError) -> None:
+    """A first index the disk could not take leaves nothing behind (no half file, no -wal).
+
+    Only if it holds nothing: another process's first index, committed
+    meanwhile, is never removed.
+    """
+    if not created or error.cause not in ("no-space", "io-error") or not path.exists():
+        return
+    try:
+        with Store(path, readonly=True) as store:
+            if store.integer("SELECT count(*) FROM files"):
+                return
+    except StoreError:
+        pass  # not even readable: what this sync began
+    remove_database(path)
 
 
 def _sync(
@@ -186,15 +231,22 @@ def _sync(
         wanted = {p: e for p, e in target.entries.items() if filters.path_skip_reason(p, None) != "own-database"}
         changed = [p for p, e in wanted.items() if stored.get(p) != e.blob]
         deleted = [p for p in stored if p not in wanted]
+        report.rebuilt = full
         report.added = sum(1 for p in changed if p not in stored)
         report.modified = len(changed) - report.added
         report.deleted = len(deleted)
-        embed = _EmbedSession(store, embedder, root)
+        _check_space(path, sum(wanted[p].size or 0 for p in changed), full)
+        caches = _caches(root) if database is None else []
+        priority = PRIORITY_BULK if (full or not stored) else PRIORITY_INCREMENTAL
+        embed = _Vectors(store, embedder, root, caches, priority)
         if not full:  # even with nothing to do: a switched model is reported at once
             embed.check_model()
         if not changed and not deleted and not full:
+            report.pending = store.pending_count()
             report.seconds = time.perf_counter() - started
             return report
+        if full and not reembed and caches:
+            _save_vectors(store, caches[0])  # a rebuild takes them back from the cache instead of the model
         bar = progress(len(changed)) if progress else None
         try:
             with store.transaction():
@@ -207,31 +259,75 @@ def _sync(
                         _sync_file(store, reader, target, p, wanted[p], embed, report)
                         if bar:
                             bar.advance()
+                store.drop_unwanted_pending()
                 store.collect_orphan_vectors()
-                if embed.embedded or store.get_meta("model_sha256") is None:
+                if embed.used or store.get_meta("model_sha256") is None:
                     embed.record_model()
                 if target.kind == "head" and target.commit:
                     store.set_meta("synced_commit", target.commit)
         finally:
             if bar:
                 bar.close()
-        report.texts_embedded = embed.embedded
+        report.queued, report.from_cache = embed.queued, embed.from_cache
+        report.pending = store.pending_count()
+        if caches and not full and store.get_meta(_SEEDED) != embed.recipe_or_none():
+            _save_vectors(store, caches[0])  # once per index: vectors from before the caches existed
     report.seconds = time.perf_counter() - started
     return report
 
 
+#: Meta key: the recipe whose vectors this index has copied into the repository cache.
+_SEEDED = "repo_cache_seeded"
+
+
+def _caches(root: Path) -> list[VectorCache]:
+    """The repository's cache, then the user's (see :mod:`hookgraph.store.vector_cache`)."""
+    from hookgraph.store.vector_cache import repo_cache, user_cache
+
+    found = [repo_cache(root), user_cache(root)]
+    return [c for c in found if c is not None and c.max_bytes > 0]
+
+
+def _save_vectors(store: Store, cache: VectorCache) -> None:
+    """Copy every vector of the index into ``cache`` (once per index, and before a full rebuild)."""
+    recipe = store.get_meta("embed_recipe")
+    if recipe is None or not store.has_vector_table():
+        return
+    from hookgraph.store.vector_cache import CachedVector
+
+    dims = store.vector_dims() or 0
+    batch: list[CachedVector] = []
+    for key, windows, truncated, embedding in store.iter_vectors():
+        batch.append(CachedVector(key, dims, windows, truncated, embedding))
+        if len(batch) >= 2000:
+            cache.put_many(batch)
+            batch.clear()
+    cache.put_many(batch)
+    if cache.problem is None:
+        with store.transaction():
+            store.set_meta(_SEEDED, recipe)
+
+
 def _open(path: Path, full: bool, report: SyncReport) -> Store:
     """The store to write; for a full rebuild, an unusable one (garbage, planted SQL,
-    a future schema) is moved aside first, so ``index --full`` always repairs."""
+    a future schema) is moved aside first, so ``index --full`` always repairs.
+    A sound file that cannot be written (read-only, full disk, locked) is never moved."""
     try:
         return Store(path, create=True)
     except StoreError as exc:
-        if not full:
+        if not full or not exc.movable:
             raise
         moved = quarantine(path)
-        reason = str(exc).split(": rebuild it with")[0]
-        report.warnings.append(f"{reason}: moved it aside to {moved.name} and rebuilt the index")
+        report.warnings.append(f"{exc.problem}: moved it aside to {moved.name} and rebuilt the index")
         return Store(path, create=True)
+
+
+def _check_space(path: Path, changed_bytes: int, full: bool) -> None:
+    """Refuse, before anything is parsed, embedded or written, a sync the disk has no room for."""
+    size = path.stat().st_size if full and path.exists() else 0
+    fault = faults.space_fault(path, faults.growth_estimate(changed_bytes, size, full=full))
+    if fault is not None:
+        raise StoreError.of(fault)
 
 
 def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
@@ -242,7 +338,7 @@ def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
     missing index starts as a copy of the committed snapshot, unless that
     snapshot is not trustworthy (then ``warnings`` says so).
     """
-    from hookgraph.sync.shared import prepare_directory
+    from hookgraph.store.snapshot import prepare_directory
 
     prepare_directory(directory, warnings)
 
@@ -253,7 +349,7 @@ def _sync_file(
     target: Target,
     path: str,
     entry: git.Entry,
-    embed: _EmbedSession,
+    embed: _Vectors,
     report: SyncReport,
 ) -> None:
     from hookgraph.parse.languages import language_for_path
@@ -294,8 +390,8 @@ def _sync_file(
     store.upsert_file(path, entry.blob, parsed.language, status, len(parsed.units), truncated)
 
 
-def _write_units(store: Store, parsed: ParsedFile, embed: _EmbedSession) -> tuple[int, int]:
-    """Insert the file's units, vectors (new texts only) and edges; returns units truncated and split."""
+def _write_units(store: Store, parsed: ParsedFile, embed: _Vectors) -> tuple[int, int]:
+    """Insert the file's units (each with its vector, or queued for one) and edges; returns units truncated and split."""
     calls_by_source: dict[str, list[str]] = {}
     for edge in parsed.edges:
         if edge.kind == "calls":
@@ -308,9 +404,9 @@ def _write_units(store: Store, parsed: ParsedFile, embed: _EmbedSession) -> tupl
         compose.embed_text(u, calls_by_source.get(u.qualname, []), members.get(u.qualname))
         for u in parsed.units
     ]
-    vector_ids, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units])
+    vector_ids, hashes, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units])
     unit_ids: dict[str, int] = {}
-    for unit, vector_id in zip(parsed.units, vector_ids):
+    for unit, vector_id, text_hash in zip(parsed.units, vector_ids, hashes):
         uid = store.insert_unit(
             (
                 unit.path,
@@ -326,6 +422,7 @@ def _write_units(store: Store, parsed: ParsedFile, embed: _EmbedSession) -> tupl
                 vector_id,
             ),
             compose.fts_columns(unit),
+            None if vector_id is not None else text_hash,
         )
         unit_ids.setdefault(unit.qualname, uid)
     file_unit = unit_ids.get(parsed.path)
@@ -339,14 +436,26 @@ def _write_units(store: Store, parsed: ParsedFile, embed: _EmbedSession) -> tupl
     return truncated, split
 
 
-class _EmbedSession:
-    """Embeds only texts the store has no vector for, loading the model on first need."""
+class _Vectors:
+    """Finds each unit's vector without the model, and queues the texts nobody has embedded yet.
 
-    def __init__(self, store: Store, embedder: Embedder | None, root: Path | None = None) -> None:
+    In order: the index's own vectors, its revive cache (a revert, a file
+    that came back), the repository's and the user's caches; a text found in
+    none of them is queued for the background embedder. The embedder is only
+    asked for its identity (recipe, dimensions), read from the GGUF header.
+    """
+
+    def __init__(self, store: Store, embedder: Embedder | None, root: Path | None,
+                 caches: list[VectorCache], priority: int) -> None:
         self.store = store
         self._embedder = embedder
         self._root = root
-        self.embedded = 0
+        self._caches = caches
+        self.priority = priority
+        self.queued = 0
+        self.from_cache = 0
+        #: Whether any text was looked up (the model's identity was needed).
+        self.used = False
 
     @property
     def embedder(self) -> Embedder:
@@ -356,15 +465,21 @@ class _EmbedSession:
             self._embedder = embedder_for_repo(self._root)
         return self._embedder
 
+    def recipe_or_none(self) -> str | None:
+        try:
+            return self.embedder.recipe
+        except Exception:  # noqa: BLE001 - an unreadable model: nothing to seed with
+            return None
+
     def check_model(self) -> None:
         """Refuse to mix vectors of two models (or two recipes of one model) in one store."""
         from hookgraph.embed.choice import store_mismatch
 
-        if not self.store.has_vector_table():
+        if store_mismatch(self.store.get_meta, self.embedder) is None:
             return
-        problem = store_mismatch(self.store.get_meta, self.embedder)
-        if problem:
-            raise SyncError(problem)
+        if not self.store.has_vector_table() and not self.store.pending_count():
+            return  # nothing embedded or queued under the old recipe: the new one simply takes over
+        raise SyncError(store_mismatch(self.store.get_meta, self.embedder))
 
     def record_model(self) -> None:
         e = self.embedder
@@ -380,39 +495,50 @@ class _EmbedSession:
         ):
             self.store.set_meta(key, value)
 
-    def vectors_for(self, texts: list[str], languages: list[str]) -> tuple[list[int], int, int]:
-        """Vector ids for ``texts``, embedding only the new ones; and how many are truncated, split.
+    def vectors_for(self, texts: list[str], languages: list[str]) -> tuple[list[int | None], list[bytes], int, int]:
+        """Per text: its vector id (None while queued) and key; and how many are truncated, split.
 
         The key is the recipe (model SHA-256, document prefix, window size)
-        plus the text, so a known text needs no model at all; a new text is
-        embedded as one vector per window.
+        plus the text, so a known text needs no model at all.
         """
+        self.used = True
         recipe = self.embedder.recipe
         hashes = [compose.text_hash(recipe, t) for t in texts]
         known = self.store.vector_info(hashes)
-        new: dict[bytes, list[int]] = {}
+        missing: dict[bytes, int] = {}
         for i, text_hash in enumerate(hashes):
-            if text_hash in known:
+            if text_hash in known or text_hash in missing:
                 continue
-            if text_hash in new:
-                new[text_hash].append(i)
-            elif self.store.revive_vector(text_hash) is not None:
+            if self.store.revive_vector(text_hash) is not None:
                 known.update(self.store.vector_info([text_hash]))
             else:
-                new[text_hash] = [i]
-        if new:
-            embedder = self.embedder
-            self.store.ensure_vector_table(embedder.dims)
-            order = list(new)
-            for text_hash, (vectors, cut) in zip(order, embedder.embed_windows([texts[new[h][0]] for h in order])):
-                self.store.insert_windows(text_hash, vectors, languages[new[text_hash][0]], cut)
-                self.embedded += 1
-            known.update(self.store.vector_info(order))
-        ids: list[int] = []
+                missing[text_hash] = i
+        if missing and self._caches:
+            dims = self.embedder.dims
+            for cache in self._caches:
+                found = cache.get_many(list(missing), dims)
+                if not found:
+                    continue
+                self.store.ensure_vector_table(dims)
+                for text_hash, cached in found.items():
+                    i = missing.pop(text_hash)
+                    self.store.insert_windows(text_hash, cached.arrays(), languages[i], cached.truncated)
+                    self.from_cache += 1
+                known.update(self.store.vector_info(list(found)))
+                if not missing:
+                    break
+        if missing:
+            self.queued += self.store.queue_texts(
+                ((h, languages[i], texts[i]) for h, i in missing.items()), self.priority
+            )
+        ids: list[int | None] = []
         truncated = split = 0
         for text_hash in hashes:
-            vid, windows, cut = known[text_hash]
-            ids.append(vid)
-            truncated += int(cut)
-            split += int(windows > 1)
-        return ids, truncated, split
+            if text_hash in known:
+                vid, windows, cut = known[text_hash]
+                ids.append(vid)
+                truncated += int(cut)
+                split += int(windows > 1)
+            else:
+                ids.append(None)
+        return ids, hashes, truncated, split

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from hookgraph import git
 from hookgraph.store import Store
+from hookgraph.sync.target import read_target
 
 
 @dataclass
@@ -50,6 +51,4 @@ def against_index(root: Path, store: Store) -> list[str]:
 
 
 def against_worktree(root: Path, store: Store) -> list[str]:
-    from hookgraph.sync import read_target
-
     return diff_maps(store.file_map(), read_target(root, "worktree").entries)

@@ -34,6 +34,14 @@ with a timeout (``HOOKGRAPH_LOCK_TIMEOUT``, seconds); success prints one short
 line when something changed, nothing otherwise. ``HOOKGRAPH_SKIP=1`` skips.
 ``HOOKGRAPH_HOOK_LOG=FILE`` appends one JSON line per run (tests read it).
 
+A hook never waits for the model (DESIGN.md section 9): the sync writes
+text and graph at once and queues new texts; the background embedder
+(:mod:`hookgraph.embed.worker`) is started afterwards and git has its prompt
+back. The one exception is shared mode's ``pre-commit``, which embeds for up
+to ``[shared] commit_embed_seconds`` (default 2) so that the snapshot it
+stages carries the vectors of a typical commit; whatever is left is
+committed as queued texts, which a teammate's embedder fills in.
+
 Imports are kept light: a hook for a commit that touches no code never
 imports numpy, tree-sitter or llama_cpp, and never loads the model.
 """
@@ -88,7 +96,15 @@ class Outcome:
     added: int = 0
     modified: int = 0
     deleted: int = 0
+    #: Texts queued for the background embedder by this hook's sync.
+    queued: int = 0
+    #: Vectors found in the repository's or the user's cache.
+    from_cache: int = 0
+    #: Texts embedded in the hook itself (shared-mode pre-commit only, within its budget).
     embedded: int = 0
+    #: Texts still waiting for vectors when the hook returned.
+    pending: int = 0
+    background: bool = False
     imported: int = 0
     exported: bool = False
     seconds: float = 0.0
@@ -104,9 +120,15 @@ class Outcome:
         changed = self.added + self.modified + self.deleted
         if not changed and not self.exported:
             return None
-        text = f"hookgraph: {changed} file{'s' if changed != 1 else ''} synced, {self.embedded} embedded"
+        text = f"hookgraph: {changed} file{'s' if changed != 1 else ''} synced"
+        if self.embedded:
+            text += f", {self.embedded} embedded"
         if self.exported:
             text += ", snapshot staged"
+        if self.pending:
+            texts = f"{self.pending} text{'s' if self.pending != 1 else ''}"
+            text += (f"; embedding {texts} in the background" if self.background
+                     else f"; {texts} to embed (`hookgraph index --wait`)")
         return text + f" ({self.seconds:.1f}s)"
 
 
@@ -253,23 +275,31 @@ def run_hook(
         lock_timeout = _env_float("HOOKGRAPH_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT)
 
     from hookgraph.sync import shared
+    from hookgraph.store import snapshot
     from hookgraph.sync import read_target, sync
 
     if TARGETS[hook] == "head" and git.head_commit(root) is None:
         outcome.action = "fresh"  # an unborn branch: nothing committed to describe
         return outcome
     target = read_target(root, TARGETS[hook])
-    outcome.shared = shared.is_shared(root)
+    outcome.shared = snapshot.is_shared(root)
     if outcome.shared:
         shared.configure_merge_driver(root)
         outcome.imported = shared.top_up_vectors(
-            root, target.entries, [shared.snapshot_path(root)], _vector_sources(root, gitdir, hook), lock_timeout,
+            root, target.entries, [snapshot.snapshot_path(root)], _vector_sources(root, gitdir, hook), lock_timeout,
             outcome.warnings,
         )
-    report = sync(root, target, embedder=embedder, lock_timeout=lock_timeout)
+    report = sync(root, target, embedder=embedder, lock_timeout=lock_timeout, background=False)
     record_report(outcome, report)
     if outcome.shared and hook == "pre-commit":
+        if report.pending:
+            _embed_for_the_snapshot(root, embedder, lock_timeout, outcome)
         outcome.exported = _export_and_stage(root, lock_timeout)
+    if outcome.pending:
+        from hookgraph.embed.worker import start_background
+        from hookgraph.store import db_path
+
+        outcome.background = start_background(root, db_path(root))
     if not report.changed and not outcome.exported:
         outcome.action = "fresh"
     outcome.seconds = time.perf_counter() - started
@@ -278,13 +308,43 @@ def run_hook(
 
 def record_report(outcome: Outcome, report: SyncReport) -> None:
     outcome.added, outcome.modified, outcome.deleted = report.added, report.modified, report.deleted
+    outcome.queued, outcome.from_cache, outcome.pending = report.queued, report.from_cache, report.pending
     outcome.embedded = report.texts_embedded
     outcome.warnings.extend(report.warnings)
 
 
+#: Seconds the shared-mode pre-commit hook may embed so its snapshot carries the commit's vectors.
+SHARED_EMBED_SECONDS = 2.0
+
+
+def _embed_for_the_snapshot(root: Path, embedder: Embedder | None, lock_timeout: float, outcome: Outcome) -> None:
+    """Shared mode: embed the commit's new texts within the budget, so teammates get them with the code.
+
+    Why a budget and not all: a commit must stay fast. A typical commit's few
+    functions take well under a second with the model loaded; a huge one
+    commits its texts as queued, and each teammate's embedder fills them in
+    (a clone still answers at once, lexically, meanwhile).
+    """
+    from hookgraph import config
+    from hookgraph.embed.choice import embedder_for_repo
+    from hookgraph.embed.queue import drain
+    from hookgraph.store import db_path
+
+    try:
+        budget = config.get(root, "shared", "commit_embed_seconds", SHARED_EMBED_SECONDS)
+    except config.ConfigError:
+        budget = SHARED_EMBED_SECONDS
+    if not isinstance(budget, (int, float)) or isinstance(budget, bool) or budget <= 0:
+        return
+    report = drain(db_path(root), embedder or embedder_for_repo(root), deadline=time.monotonic() + float(budget),
+                   lock_timeout=lock_timeout)
+    outcome.embedded += report.embedded
+    outcome.pending = report.remaining
+
 def _export_and_stage(root: Path, lock_timeout: float) -> bool:
     """Export the snapshot if it does not match the working index; ``git add`` the shared files."""
     from hookgraph.sync import shared
+    from hookgraph.store import snapshot
     from hookgraph.store.lock import write_lock
     from hookgraph.store import Store, db_path
 
@@ -292,12 +352,24 @@ def _export_and_stage(root: Path, lock_timeout: float) -> bool:
     exported = False
     with write_lock(live.parent, timeout=lock_timeout):
         with Store(live, readonly=True) as store:
-            current = shared.describe(store)
-        if shared.snapshot_state(shared.snapshot_path(root)) != current:
-            shared.export_snapshot(root)
+            current = snapshot.describe(store)
+        if snapshot.snapshot_state(snapshot.snapshot_path(root)) != current:
+            snapshot.export_snapshot(root)
             exported = True
     shared.stage(root)
     return exported
+
+
+def _diagnosed(exc: BaseException) -> str:
+    """SQLite's error as its real cause (a full disk, a read-only place, ...) for the hook's one line."""
+    from hookgraph.store import db_path
+    from hookgraph.store.faults import diagnose
+
+    try:
+        root, _gitdir = _locate(Path.cwd())
+    except Exception:
+        return " ".join(str(exc).split()) or type(exc).__name__
+    return diagnose(db_path(root), exc).message
 
 
 def _env_float(name: str, default: float) -> float:
@@ -346,6 +418,8 @@ def main(hook: str | None, args: list[str], *, strict: bool = False, embedder: A
         if os.environ.get("HOOKGRAPH_DEBUG"):
             raise
         message = " ".join(str(exc).split()) or type(exc).__name__
+        if type(exc).__module__ == "apsw":  # SQLite failed outside a sync (a snapshot export, a vector top-up)
+            message = _diagnosed(exc)
         outcome = Outcome(name, action="failed", target=TARGETS.get(name), error=message, args=list(args),
                           seconds=time.perf_counter() - started)
         log_outcome(outcome)

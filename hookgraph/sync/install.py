@@ -185,18 +185,19 @@ def uninstall_hooks(root: Path, names: tuple[str, ...] = HOOK_NAMES) -> InstallR
 def enable_shared(root: Path) -> list[str]:
     """Turn shared mode on: config, layout, merge driver, and stage the files for the next commit."""
     from hookgraph.sync import shared
+    from hookgraph.store import snapshot
     from hookgraph.store import db_path
 
     notes: list[str] = []
-    shared.write_shared_setting(root, True)
-    shared.write_layout(root, shared=True)
+    snapshot.write_shared_setting(root, True)
+    snapshot.write_layout(root, shared=True)
     shared.configure_merge_driver(root)
     if db_path(root).exists():
-        shared.export_snapshot(root)
+        snapshot.export_snapshot(root)
     else:
-        shared.seed_from_snapshot(root)
-    git.add(root, [p for p in shared.TRACKED if (root / p).exists()])
-    if not shared.snapshot_path(root).exists():
+        snapshot.seed_from_snapshot(root)
+    git.add(root, [p for p in snapshot.TRACKED if (root / p).exists()])
+    if not snapshot.snapshot_path(root).exists():
         notes.append("the next commit builds the index and commits .hookgraph/shared.db "
                      "(run `hookgraph index` first on a large repository)")
     return notes
@@ -205,14 +206,15 @@ def enable_shared(root: Path) -> list[str]:
 def disable_shared(root: Path) -> list[str]:
     """Turn shared mode off: stop tracking the snapshot and the settings; drop the merge driver."""
     from hookgraph.sync import shared
+    from hookgraph.store import snapshot
     from hookgraph.store import DB_DIRNAME
 
-    shared.write_shared_setting(root, False)
-    shared.write_layout(root, shared=False)
+    snapshot.write_shared_setting(root, False)
+    snapshot.write_layout(root, shared=False)
     shared.remove_merge_driver(root)
-    tracked = [f"{DB_DIRNAME}/{n}" for n in (shared.SNAPSHOT_FILE, shared.CONFIG_FILE, ".gitignore", ".gitattributes")]
+    tracked = [f"{DB_DIRNAME}/{n}" for n in (snapshot.SNAPSHOT_FILE, snapshot.CONFIG_FILE, ".gitignore", ".gitattributes")]
     git.run(["rm", "--cached", "-q", "--ignore-unmatch", "--", *tracked], root)
-    snap = shared.snapshot_path(root)
+    snap = snapshot.snapshot_path(root)
     if snap.exists():
         snap.unlink()
     return ["shared mode off: commit the removal of .hookgraph/ files from git"]
@@ -221,6 +223,7 @@ def disable_shared(root: Path) -> list[str]:
 def install(root: Path, *, shared_mode: bool = False, hooks: bool = True, python: str | None = None) -> list[str]:
     """``hookgraph install``: the lines to print."""
     from hookgraph.sync import shared
+    from hookgraph.store import snapshot
 
     lines: list[str] = []
     if hooks:
@@ -240,9 +243,9 @@ def install(root: Path, *, shared_mode: bool = False, hooks: bool = True, python
     if shared_mode:
         lines.extend(enable_shared(root))
         lines.append("shared mode on: .hookgraph/shared.db is committed with the code (staged now)")
-    elif shared.is_shared(root):
+    elif snapshot.is_shared(root):
         shared.configure_merge_driver(root)
-        shared.seed_from_snapshot(root)
+        snapshot.seed_from_snapshot(root)
         lines.append("this repository commits its index (shared mode): merge driver configured")
     return lines
 

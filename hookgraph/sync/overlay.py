@@ -52,14 +52,18 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookgraph import git
+from hookgraph.plural import count, verb
 from hookgraph.sync.freshness import diff_maps
-from hookgraph.store import SIDECARS, Store, StoreError, db_path
+from hookgraph.store import SIDECARS, VOLATILE_META, Store, StoreError, db_path
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
 
 #: More differing files than this are reported as stale instead of synced on the fly.
 MAX_SYNC_FILES = 200
+#: Seconds a refresh may spend embedding the copy's new texts (an agent's edits: a few functions).
+#: The rest wait in the copy's queue for the next refresh; answers rank them by words meanwhile.
+EMBED_SECONDS = 0.5
 OVERLAY_FILENAME = "worktree.db"
 
 
@@ -139,7 +143,7 @@ class Workspace:
         """The configured embedder, loaded once; None when the store has no vectors; refuses a mismatch."""
         from hookgraph.embed.choice import embedder_for_repo, store_mismatch
 
-        if not store.has_vector_table():
+        if not store.has_vector_table() and not store.pending_count():
             return None
         if self._embedder is None:
             self._embedder = embedder_for_repo(self.root)
@@ -180,7 +184,9 @@ class Workspace:
             if not self.sync_enabled:
                 view.stale_paths = diff_maps(base_map, target.entries)
                 if view.stale_paths:
-                    view.note = (f"{len(view.stale_paths)} paths differ from the index and are not synced "
+                    n = len(view.stale_paths)
+                    view.note = (f"{count(n, 'path')} {verb(n, 'differs', 'differ')} from the index and "
+                                 f"{verb(n, 'is', 'are')} not synced "
                                  "(the server runs with --no-sync): run `hookgraph index --worktree` or commit")
                 view.seconds = time.perf_counter() - started
                 return view
@@ -195,7 +201,7 @@ class Workspace:
     def _index_path(self) -> Path:
         index = db_path(self.root)
         if not index.exists():
-            from hookgraph.sync.shared import seed_from_snapshot
+            from hookgraph.store.snapshot import seed_from_snapshot
 
             warnings: list[str] = []
             seed_from_snapshot(self.root, warnings)  # shared mode: a fresh clone starts from the committed index
@@ -235,8 +241,9 @@ class Workspace:
             return
         if len(differ) > self.max_sync_files:
             view.stale_paths = differ
-            view.note = (f"{len(differ)} paths differ between the index and the working tree, more than the "
-                         f"{self.max_sync_files} synced on the fly: run `hookgraph index` (or install the hooks)")
+            view.note = (f"{count(len(differ), 'path')} {verb(len(differ), 'differs', 'differ')} between the index "
+                         f"and the working tree, more than the {self.max_sync_files} synced on the fly: "
+                         "run `hookgraph index` (or install the hooks)")
             return
         try:
             report = sync(self.root, target, embedder=embedder, database=self.overlay_path)
@@ -247,6 +254,18 @@ class Workspace:
             return
         view.synced = True
         view.files_synced = report.changed
+        self._embed_some(report.pending)
+
+    def _embed_some(self, pending: int) -> None:
+        """Embed the copy's own waiting texts for a moment (the index's are the background embedder's)."""
+        if not pending:
+            return
+        from hookgraph.embed.queue import drain
+
+        with Store(self.overlay_path, readonly=True) as copy:
+            embedder = self.embedder(copy)
+        if embedder is not None:
+            drain(self.overlay_path, embedder, deadline=time.monotonic() + EMBED_SECONDS)
 
 
 def _digest(store: Store, file_map: dict[str, str]) -> str:
@@ -255,5 +274,8 @@ def _digest(store: Store, file_map: dict[str, str]) -> str:
     for key, value in sorted(file_map.items()):
         h.update(f"{key}\0{value}\n".encode("utf-8", "surrogateescape"))
     for key, value in sorted(store.all_meta().items()):
-        h.update(f"meta\0{key}\0{value}\n".encode("utf-8", "surrogateescape"))
+        if key not in VOLATILE_META:
+            h.update(f"meta\0{key}\0{value}\n".encode("utf-8", "surrogateescape"))
+    # vectors the background embedder published since the copy was taken: take it again
+    h.update(f"pending\0{store.pending_count()}".encode())
     return h.hexdigest()

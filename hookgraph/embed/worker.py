@@ -1,0 +1,287 @@
+"""The background embedder: one detached process per repository that empties every queue, then exits.
+
+Whatever leaves texts waiting (a hook, ``hookgraph index``, the merge driver)
+calls :func:`start_background` after its transaction committed. That
+registers the index's queue in the repository's common git directory
+(``<git common dir>/hookgraph/queues/``, so every worktree's index is seen)
+and starts ``python -m hookgraph.embed.worker`` detached - new session, no
+terminal, low CPU priority - unless one is already running. The worker holds
+``embedder.lock`` there for its whole life (two never run at once), drains
+the registered queues one batch at a time each (:func:`hookgraph.embed.queue.drain`),
+and exits when all are empty. No daemon outlives its work, no server, no port.
+
+Lost wake-ups are ruled out by ordering: a sync commits, then registers,
+then looks for a running worker; the worker unregisters a queue only after
+seeing it empty, and after releasing its lock looks at the registrations once
+more. Either the worker sees the new registration, or the sync sees no worker
+and starts one. A kill -9 loses at most the batch being embedded; the next
+command that finds texts waiting and no worker (a hook, ``ask``, ``status``)
+starts one again (:func:`resume_if_needed`).
+
+``HOOKGRAPH_NO_BACKGROUND=1`` never starts one (tests, and CI jobs that call
+``hookgraph index --wait`` instead). Failures go to ``embedder.log`` beside
+the lock (last lines kept), which ``status`` shows.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import hashlib
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from hookgraph.embed import Embedder
+
+__all__ = ["start_background", "resume_if_needed", "running", "hold", "wake", "last_error", "main"]
+
+LOCK_FILE = "embedder.lock"
+LOG_FILE = "embedder.log"
+QUEUES_DIR = "queues"
+#: Lines of embedder.log kept (the newest).
+LOG_LINES = 50
+#: CPU niceness of the worker: interactive work (the user's build, their editor) comes first.
+NICENESS = 10
+
+
+def _home(root: Path) -> Path:
+    """``<git common dir>/hookgraph``: shared by every worktree of the repository."""
+    from hookgraph.git import common_dir
+
+    return common_dir(root) / "hookgraph"
+
+
+def _disabled() -> bool:
+    return os.environ.get("HOOKGRAPH_NO_BACKGROUND", "") not in ("", "0")
+
+
+# -- registrations ------------------------------------------------------------------
+
+
+def _registration(home: Path, database: Path) -> Path:
+    key = hashlib.sha256(str(database.resolve()).encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return home / QUEUES_DIR / key
+
+
+def register(root: Path, database: Path) -> None:
+    """Tell the repository's embedder that ``database`` (of the work tree ``root``) has texts waiting."""
+    home = _home(root)
+    (home / QUEUES_DIR).mkdir(parents=True, exist_ok=True)
+    path = _registration(home, database)
+    tmp = path.with_name(f".{path.name}.{os.getpid()}")
+    tmp.write_text(f"{database.resolve()}\n{Path(root).resolve()}\n", encoding="utf-8", errors="surrogateescape")
+    os.replace(tmp, path)
+
+
+def _registrations(home: Path) -> list[tuple[Path, Path, Path]]:
+    """``(registration file, database, work tree)`` of every queue registered."""
+    out = []
+    try:
+        entries = sorted((home / QUEUES_DIR).iterdir())
+    except OSError:
+        return []
+    for entry in entries:
+        if entry.name.startswith("."):
+            continue
+        try:
+            lines = entry.read_text(encoding="utf-8", errors="surrogateescape").splitlines()
+        except OSError:
+            continue
+        if len(lines) >= 2:
+            out.append((entry, Path(lines[0]), Path(lines[1])))
+    return out
+
+
+# -- the lock -------------------------------------------------------------------------
+
+
+@contextmanager
+def _held(home: Path) -> Iterator[bool]:
+    """Try to hold the embedder lock without waiting; yields whether we have it."""
+    home.mkdir(parents=True, exist_ok=True)
+    fd = os.open(home / LOCK_FILE, os.O_RDWR | os.O_CREAT | getattr(os, "O_NOFOLLOW", 0), 0o644)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        try:
+            os.ftruncate(fd, 0)
+            os.write(fd, f"{os.getpid()}\n".encode())
+            yield True
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+@contextmanager
+def hold(root: Path) -> Iterator[bool]:
+    """Be the repository's embedder for a while (``index --wait``); yields False when another one runs."""
+    with _held(_home(root)) as mine:
+        yield mine
+
+
+def wake(root: Path) -> None:
+    """Start the background embedder if any queue of the repository is registered and none runs."""
+    if _disabled():
+        return
+    try:
+        if _registrations(_home(root)) and not running(root):
+            _spawn(root)
+    except OSError:
+        pass
+
+
+def running(root: Path) -> bool:
+    """Whether the repository's background embedder is running now."""
+    try:
+        with _held(_home(root)) as free:
+            return not free
+    except OSError:
+        return False
+
+
+# -- starting -------------------------------------------------------------------------
+
+
+def start_background(root: Path, database: Path) -> bool:
+    """Register ``database``'s queue and make sure an embedder runs; True when one runs. Never raises.
+
+    The index being read-only, the git directory being read-only or a
+    missing interpreter only mean no background embedding: the texts stay
+    queued and ``status`` says so.
+    """
+    if _disabled():
+        return False
+    try:
+        register(root, database)
+        if running(root):
+            return True
+        _spawn(root)
+        return True
+    except OSError:
+        return False
+
+
+def resume_if_needed(root: Path, database: Path, pending: int) -> bool:
+    """After a kill or a reboot: start the embedder again when texts wait and none runs."""
+    if pending <= 0:
+        return False
+    return start_background(root, database)
+
+
+def _spawn(root: Path) -> None:
+    from hookgraph.git import no_git_env
+
+    env = no_git_env()
+    env["HOOKGRAPH_WORKER"] = "1"
+    log = _home(root) / LOG_FILE
+    with open(os.devnull, "rb") as devnull_in, open(log, "ab") as err:
+        subprocess.Popen(
+            [sys.executable, "-m", "hookgraph.embed.worker", str(root)],
+            cwd=str(root),
+            env=env,
+            stdin=devnull_in,
+            stdout=subprocess.DEVNULL,
+            stderr=err,
+            start_new_session=True,
+            close_fds=True,
+        )
+
+
+# -- the worker -----------------------------------------------------------------------
+
+
+def _log(home: Path, line: str) -> None:
+    path = home / LOG_FILE
+    try:
+        old = path.read_text(encoding="utf-8", errors="replace").splitlines()[-(LOG_LINES - 1):]
+    except OSError:
+        old = []
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S")
+    try:
+        path.write_text("\n".join([*old, f"{stamp} {' '.join(line.split())}"]) + "\n", encoding="utf-8")
+    except OSError:
+        pass
+
+
+def last_error(root: Path) -> str | None:
+    """The newest line of embedder.log (a failure the worker recorded), or None."""
+    try:
+        lines = (_home(root) / LOG_FILE).read_text(encoding="utf-8", errors="replace").splitlines()
+    except (OSError, Exception):  # noqa: BLE001 - no log, no repository: nothing to report
+        return None
+    return lines[-1] if lines else None
+
+
+def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
+    """One batch for every registered queue; True when any work was done or is left."""
+    from hookgraph.embed.choice import embedder_for_repo
+    from hookgraph.embed.queue import EmbedMismatch, drain
+    from hookgraph.store import Store, StoreError, damaged
+    from hookgraph.store.vector_cache import repo_cache, user_cache
+
+    busy = False
+    for registration, database, root in _registrations(home):
+        try:
+            if not database.exists():
+                registration.unlink(missing_ok=True)
+                continue
+            key = str(root)
+            if key not in embedders:
+                embedders[key] = embedder_for_repo(root)
+            caches = [c for c in (repo_cache(root), user_cache(root)) if c is not None and c.max_bytes > 0]
+            report = drain(database, embedders[key], caches=caches, max_batches=1)
+            for cache in caches:
+                cache.close()
+            if report.remaining == 0:
+                registration.unlink(missing_ok=True)
+                with Store(database) as store:  # a sync may have queued more meanwhile
+                    if store.pending_count():
+                        register(root, database)
+                        busy = True
+            else:
+                busy = True
+        except Exception as exc:  # noqa: BLE001 - logged with its real cause, never a loop
+            if type(exc).__module__ == "apsw" or isinstance(exc, OSError):
+                exc = damaged(database, exc)  # a full disk, a read-only index: said as such
+            reason = str(exc) if isinstance(exc, (EmbedMismatch, StoreError)) else f"{type(exc).__name__}: {exc}"
+            _log(home, f"{database}: {reason}")
+            registration.unlink(missing_ok=True)
+    return busy
+
+
+def main(argv: list[str] | None = None) -> int:
+    """``python -m hookgraph.embed.worker ROOT``: drain every registered queue of ROOT's repository."""
+    args = sys.argv[1:] if argv is None else argv
+    if len(args) != 1:
+        print("usage: python -m hookgraph.embed.worker REPO_ROOT", file=sys.stderr)
+        return 2
+    root = Path(args[0])
+    try:
+        os.nice(NICENESS)
+    except OSError:
+        pass
+    home = _home(root)
+    embedders: dict[str, Embedder] = {}
+    while True:
+        with _held(home) as mine:
+            if not mine:
+                return 0  # another embedder runs; it will see our registration
+            while _drain_round(home, embedders):
+                pass
+        # Released: a sync that found us running just before may have registered after our last look.
+        if not _registrations(home):
+            return 0
+
+
+if __name__ == "__main__":  # pragma: no cover - run as a detached process
+    sys.exit(main())

@@ -1,0 +1,431 @@
+"""The ``.hookgraph/`` directory and the committed snapshot as files: layout, seed, import, export.
+
+Shared mode (see :mod:`hookgraph.sync.shared` for the hooks and merge driver
+that use these) commits ``.hookgraph/shared.db``, a compacted copy of the
+working index ``.hookgraph/index.db``, with the code it describes. This module
+knows only files and stores: where they live, how a working index starts as a
+copy of the snapshot, how a snapshot's vectors are taken into an index, and
+how a snapshot is written. It never syncs (that would import the sync, which
+imports this): the one-way flow is sync -> store.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import tempfile
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any, cast
+
+from hookgraph import config, git
+from hookgraph.store import (
+    DB_DIRNAME,
+    DB_FILENAME,
+    SchemaUpgradeNeeded,
+    Store,
+    StoreError,
+    VOLATILE_META,
+    UntrustedStoreError,
+    check_no_links,
+    db_path,
+)
+
+CONFIG_FILE = "config.toml"
+SNAPSHOT_FILE = "shared.db"
+#: The merge driver .gitattributes names for the snapshot (:mod:`hookgraph.sync.shared` defines it in git config).
+MERGE_DRIVER = "hookgraph"
+
+GITIGNORE_DEFAULT = "# hookgraph's local index; see `hookgraph install --shared` to commit it\n*\n"
+GITIGNORE_SHARED = (
+    "# hookgraph shared mode: shared.db (the committed snapshot) and these settings are\n"
+    "# tracked; the working index (index.db), its WAL and the lock stay local.\n"
+    "*\n"
+    "!.gitignore\n"
+    "!.gitattributes\n"
+    f"!{CONFIG_FILE}\n"
+    f"!{SNAPSHOT_FILE}\n"
+)
+GITATTRIBUTES = (
+    "# hookgraph: the snapshot is binary; its merge driver never leaves a conflict (see hookgraph.sync.shared)\n"
+    f"{SNAPSHOT_FILE} binary merge={MERGE_DRIVER}\n"
+)
+CONFIG_TEMPLATE = (
+    "# hookgraph settings for this repository (committed).\n"
+    "# shared = true: commit .hookgraph/shared.db with the code (see `hookgraph install --shared`).\n"
+)
+
+#: Files ``pre-commit`` stages in shared mode, relative to the repo root.
+TRACKED = tuple(f"{DB_DIRNAME}/{name}" for name in (SNAPSHOT_FILE, CONFIG_FILE, ".gitignore", ".gitattributes"))
+
+
+# -- configuration --------------------------------------------------------------
+
+
+def snapshot_path(root: Path) -> Path:
+    return root / DB_DIRNAME / SNAPSHOT_FILE
+
+
+def config_path(root: Path) -> Path:
+    return root / DB_DIRNAME / CONFIG_FILE
+
+
+def _shared_in(directory: Path) -> bool:
+    if directory.is_symlink() or (directory / CONFIG_FILE).is_symlink():
+        return False  # a planted link: never read through it
+    try:
+        return config.load_file(directory / CONFIG_FILE).get("shared") is True
+    except config.ConfigError:
+        return False  # unreadable settings: default mode (model_choice reports the file)
+
+
+def is_shared(root: Path) -> bool:
+    """Whether ``.hookgraph/config.toml`` says ``shared = true``."""
+    return _shared_in(root / DB_DIRNAME)
+
+
+def write_shared_setting(root: Path, on: bool) -> None:
+    """Set the top-level ``shared = true|false`` in config.toml, keeping any other settings.
+
+    :func:`hookgraph.config.set_value` edits the line in place (a ``shared``
+    key inside some table is not the setting) and refuses to leave a file it
+    cannot read back: a broken config.toml raises ``ConfigError`` naming it.
+    """
+    path = config_path(root)
+    if not os.path.lexists(path):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(CONFIG_TEMPLATE, encoding="utf-8")
+    config.load(root)  # a file that is not valid TOML: say so rather than write around it
+    config.set_value(root, None, "shared", on)
+
+
+# -- the .hookgraph/ directory ----------------------------------------------------
+
+
+def prepare_directory(directory: Path, warnings: list[str] | None = None) -> None:
+    """Create ``.hookgraph/`` for the repository's mode; called by every sync.
+
+    Default mode: a ``.gitignore`` with ``*`` keeps everything local. Shared
+    mode: the shared ``.gitignore`` and ``.gitattributes``, and a missing
+    working index starts as a copy of the committed snapshot (unless it is
+    not trustworthy: ``warnings`` then gets one line saying why).
+    """
+    check_no_links(directory / DB_FILENAME)  # a symlinked .hookgraph/ would make us write elsewhere
+    directory.mkdir(parents=True, exist_ok=True)
+    shared = _shared_in(directory)
+    ignore = directory / ".gitignore"
+    if not os.path.lexists(ignore):  # lexists: never write through a (dangling) symlink
+        ignore.write_text(GITIGNORE_SHARED if shared else GITIGNORE_DEFAULT)
+    if shared:
+        attributes = directory / ".gitattributes"
+        if not os.path.lexists(attributes):
+            attributes.write_text(GITATTRIBUTES)
+        seed_from_snapshot(directory.parent, warnings)
+
+
+def write_layout(root: Path, shared: bool) -> None:
+    """(Re)write ``.gitignore``/``.gitattributes`` for the mode (install and uninstall)."""
+    directory = root / DB_DIRNAME
+    check_no_links(directory / DB_FILENAME)
+    directory.mkdir(parents=True, exist_ok=True)
+    for name in (".gitignore", ".gitattributes"):
+        if (directory / name).is_symlink():  # replace a link, never write through it
+            (directory / name).unlink()
+    (directory / ".gitignore").write_text(GITIGNORE_SHARED if shared else GITIGNORE_DEFAULT)
+    attributes = directory / ".gitattributes"
+    if shared:
+        attributes.write_text(GITATTRIBUTES)
+    elif attributes.exists():
+        attributes.unlink()
+
+
+def snapshot_problem(path: Path, root: Path | None = None) -> tuple[str | None, bool]:
+    """Why the snapshot at ``path`` must not be used (one line, or None), and whether it is untrusted.
+
+    Untrusted: a symlink, planted SQL, or stored paths leaving the repository
+    (see :class:`hookgraph.store.Store`; with ``root``, also paths through a
+    symlink of that work tree). A snapshot is somebody else's data.
+    """
+    try:
+        with current_schema(path) as readable, Store(readable, readonly=True) as store:
+            store.get_meta("model_sha256")
+            store.check_contents(root)
+        return None, False
+    except UntrustedStoreError as exc:
+        return str(exc), True
+    except (StoreError, OSError) as exc:
+        return str(exc), False
+
+
+def _valid_snapshot(path: Path) -> bool:
+    return snapshot_problem(path)[0] is None
+
+
+def seed_from_snapshot(root: Path, warnings: list[str] | None = None, *, reading: bool = False) -> bool:
+    """Start a missing working index as a copy of the committed snapshot.
+
+    Returns True when the working index exists afterwards. The copy is linked
+    into place only if nothing else created the index meanwhile. A snapshot
+    that cannot be used (garbage, zeros, a newer schema, planted SQL) is
+    never copied, and ``warnings`` gets one line saying why, with the remedy:
+    for a sync (the index is then built from the source), or with
+    ``reading`` for a command that would otherwise only hear "no index".
+    No line ever names a temporary file.
+    """
+    live = db_path(root)
+    if live.exists():
+        return True
+    snap = snapshot_path(root)
+    if not (snap.is_file() or snap.is_symlink()):
+        return False
+    problem: StoreError | None = None
+    try:
+        # A snapshot from an older hookgraph is used through a migrated copy.
+        with current_schema(snap) as source:
+            problem = _snapshot_error(source, root)
+            if problem is None:
+                _copy_into_place(source, live)
+            elif source != snap:
+                problem = renamed(problem, source, snap)
+    except StoreError as exc:
+        problem = exc
+    except OSError as exc:
+        problem = StoreError(f"{snap} cannot be read ({exc.strerror or exc})", cause="io-error")
+    if problem is not None:
+        if warnings is not None:
+            warnings.append(snapshot_advice(problem, snap, root, reading=reading))
+        return False
+    return live.exists()
+
+
+def _snapshot_error(path: Path, root: Path) -> StoreError | None:
+    """:func:`snapshot_problem` as the error itself (its cause decides the advice)."""
+    try:
+        with current_schema(path) as readable, Store(readable, readonly=True) as store:
+            store.get_meta("model_sha256")
+            store.check_contents(root)
+        return None
+    except StoreError as exc:
+        return exc
+    except OSError as exc:
+        return StoreError(f"{path} cannot be read ({exc.strerror or exc})", cause="io-error")
+
+
+def snapshot_advice(problem: StoreError, snap: Path, root: Path, *, reading: bool, name: str | None = None) -> str:
+    """One line: why the committed snapshot is not used, and what to do (it is not the working index)."""
+    shown = name or (str(snap.relative_to(root)) if snap.is_relative_to(root) else str(snap))
+    reason = problem.problem.replace(str(snap), "").strip() or problem.cause
+    if reason.startswith("is a symlink"):
+        reason = "is a symlink (committed by someone?); hookgraph never follows links"
+    what = f"the committed snapshot {shown} {reason}"
+    if not reading:
+        return f"ignored the committed snapshot {shown}: it {reason}; the index is built from the source instead"
+    if problem.cause == "newer-schema":
+        return f"{what}: upgrade hookgraph, or run `hookgraph index` to build the index from the source"
+    return f"{what}: run `hookgraph index` to build the index from the source (your next commit replaces the snapshot)"
+
+
+def renamed(exc: StoreError, old: Path, new: Path | str) -> StoreError:
+    """``exc`` about a temporary copy, told about the file it is a copy of."""
+    return type(exc)(str(exc).replace(str(old), str(new)), cause=exc.cause,
+                     problem=exc.problem.replace(str(old), str(new)))
+
+
+def _copy_into_place(source: Path, live: Path) -> None:
+    """Copy ``source`` to ``live``, linked into place only if nothing else created it meanwhile."""
+    fd, tmp = tempfile.mkstemp(prefix=".index.db.", dir=live.parent)
+    try:
+        with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+        try:
+            os.link(tmp, live)
+        except FileExistsError:
+            pass
+    finally:
+        os.unlink(tmp)
+
+
+# -- snapshots as vector sources ----------------------------------------------------
+
+
+@contextmanager
+def snapshot_at(root: Path, rev: str) -> Iterator[Path | None]:
+    """The snapshot committed at ``rev`` as a temporary file (None if there is none)."""
+    spec = f"{rev}:{DB_DIRNAME}/{SNAPSHOT_FILE}"
+    if not git.run(["rev-parse", "--verify", "-q", spec], root, check=False).strip():
+        yield None
+        return
+    import subprocess
+
+    fd, name = tempfile.mkstemp(prefix="hookgraph-snapshot-", suffix=".db")
+    try:
+        with os.fdopen(fd, "wb") as f:  # streamed: a committed snapshot may be large (1 GB of zeros, say)
+            proc = subprocess.run(["git", "cat-file", "blob", spec], cwd=root, stdout=f, stderr=subprocess.PIPE)
+        if proc.returncode != 0:
+            raise git.GitError(f"git cat-file failed: {proc.stderr.decode('utf-8', 'replace').strip()}")
+        yield Path(name)
+    finally:
+        _remove_with_sidecars(name)
+
+
+def _remove_with_sidecars(name: str) -> None:
+    """Delete a temporary database and whatever journal SQLite left beside it."""
+    for suffix in ("", "-wal", "-shm", "-journal"):
+        try:
+            os.unlink(name + suffix)
+        except FileNotFoundError:
+            pass
+
+
+@contextmanager
+def current_schema(path: Path) -> Iterator[Path]:
+    """``path`` itself, or a migrated temporary copy when an older hookgraph wrote it.
+
+    A snapshot committed before an upgrade stays useful (its vectors still
+    save the embedding) and the committed file is never written. The copy is
+    checked like any store before it is migrated: planted SQL is refused, not
+    upgraded. Other problems raise :class:`StoreError` as opening would.
+    """
+    try:
+        with Store(path, readonly=True):
+            pass
+    except SchemaUpgradeNeeded:
+        pass
+    else:
+        yield path
+        return
+    fd, name = tempfile.mkstemp(prefix="hookgraph-upgrade-", suffix=".db")
+    try:
+        with os.fdopen(fd, "wb") as out, open(path, "rb") as src:
+            shutil.copyfileobj(src, out, 1 << 20)
+        try:
+            Store(Path(name)).close()  # opening it read-write migrates it
+        except StoreError as exc:  # say it of the snapshot: the temporary copy is nobody's business
+            raise renamed(exc, Path(name), path) from None
+        yield Path(name)
+    finally:
+        _remove_with_sidecars(name)
+
+
+def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
+    """Copy the source snapshot's vectors for units of ``paths`` into ``store``'s vector cache.
+
+    The sync then revives them instead of embedding: a text hash includes the
+    model's SHA-256, so vectors of another model are never picked up. Returns
+    how many vectors were added to the cache. Runs inside the caller's
+    transaction.
+    """
+    wanted = sorted(set(paths))
+    if not wanted:
+        return 0
+    rows: list[tuple[Any, ...]] = []
+    try:
+        with current_schema(source) as readable, Store(readable, readonly=True) as snap:
+            if not snap.has_vector_table():
+                return 0
+            dims = snap.get_meta("dims")
+            # every window of a long unit's text (store.py), with its counts; the
+            # columns are as the schema declares them (revive_vector re-checks embeddings)
+            rows = snap.rows_in(
+                "SELECT DISTINCT v.text_hash, e.language, e.embedding, v.windows, v.truncated FROM units u "
+                "JOIN vectors v ON coalesce(v.head, v.id) = u.vector_id JOIN vec_units e ON e.rowid = v.id "
+                "WHERE u.path IN ({in})",
+                wanted,
+            )
+    except StoreError:
+        return 0  # an unreadable snapshot only costs embeddings
+    if not rows:
+        return 0
+    known = set(store.vector_ids(r[0] for r in rows))
+    cached = {
+        r[0]
+        for r in store.db.execute("SELECT text_hash FROM vector_cache")
+    }
+    fresh = [r for r in rows if r[0] not in known and r[0] not in cached]
+    if not fresh:
+        return 0
+    if not store.has_vector_table() and dims and dims.isdigit():
+        store.ensure_vector_table(int(dims))
+    seq = store.integer("SELECT coalesce(max(orphaned_seq), 0) FROM vector_cache")
+    store.db.executemany(
+        "INSERT OR IGNORE INTO vector_cache(text_hash, language, embedding, orphaned_seq, windows, truncated) "
+        "VALUES (?, ?, ?, ?, ?, ?)",
+        ((h, lang, emb, seq + i + 1, w, t) for i, (h, lang, emb, w, t) in enumerate(fresh)),
+    )
+    return len(fresh)
+
+
+# -- export -------------------------------------------------------------------------
+
+
+def export_snapshot(root: Path, dest: Path | None = None) -> Path:
+    """Write ``.hookgraph/shared.db`` (or ``dest``): a compacted copy of the working index.
+
+    ``VACUUM INTO`` makes a consistent, defragmented copy; the copy then loses
+    the local cache of orphaned vectors (zeroed; vacuumed again only if that
+    freed more than a tenth of the file), and is switched to rollback-journal
+    mode so the committed file is self-contained (no ``-wal``). It replaces
+    the snapshot atomically.
+    """
+    import apsw
+
+    live = db_path(root)
+    snap = dest or snapshot_path(root)
+    fd, tmp_name = tempfile.mkstemp(prefix=".shared.db.", dir=snap.parent)
+    os.close(fd)
+    os.unlink(tmp_name)  # VACUUM INTO wants to create the file itself
+    tmp = Path(tmp_name)
+    try:
+        with Store(live) as store:
+            store.db.execute("VACUUM INTO ?", (str(tmp),))
+        db = apsw.Connection(str(tmp))
+        try:
+            db.execute("PRAGMA journal_mode=DELETE")
+            cached = db.execute("SELECT count(*) FROM vector_cache").fetchall()[0][0]
+            if cached:
+                # secure_delete zeroes the freed pages (no uncommitted edit's vector travels in the
+                # file); a second VACUUM (40-150 ms at 1,000 units) only when they are a real share.
+                db.execute("PRAGMA secure_delete=ON")
+                db.execute("DELETE FROM vector_cache")
+                free = cast(int, db.execute("PRAGMA freelist_count").fetchall()[0][0])
+                pages = cast(int, db.execute("PRAGMA page_count").fetchall()[0][0])
+                if free > max(16, pages // 10):
+                    db.execute("VACUUM")
+        finally:
+            db.close()
+        os.replace(tmp, snap)
+    finally:
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            try:
+                os.unlink(str(tmp) + suffix)
+            except FileNotFoundError:
+                pass
+    for suffix in ("-wal", "-shm"):
+        stray = snap.with_name(snap.name + suffix)
+        if stray.exists():
+            stray.unlink()
+    return snap
+
+
+
+
+def describe(store: Store) -> tuple[dict[str, str], dict[str, str]]:
+    """What a snapshot must agree on with the working index: the file map and the model meta.
+
+    The meta matters after ``hookgraph index --reembed``: same files, new vectors.
+    """
+    meta = {k: v for k, v in store.all_meta().items() if k not in VOLATILE_META}
+    meta["pending texts"] = str(store.pending_count())  # vectors that arrived since belong in the next snapshot
+    return store.file_map(), meta
+
+
+def snapshot_state(path: Path) -> tuple[dict[str, str], dict[str, str]] | None:
+    """:func:`describe` for a snapshot file, or None when it is missing or unreadable."""
+    if not path.is_file():
+        return None
+    try:
+        with Store(path, readonly=True) as store:
+            return describe(store)
+    except StoreError:
+        return None
