@@ -47,17 +47,6 @@ def edges(pf: ParsedFile, kind: str, source: str | None = None) -> set[tuple[str
             if e.kind == kind and (source is None or e.source == source)}
 
 
-def test_every_fixture_has_its_licence_and_source() -> None:
-    for lang in ("c", "cpp", "csharp", "objc"):
-        folder = FIXTURES / lang
-        source = (folder / "SOURCE.txt").read_text()
-        assert "sha256" in source and "original path" in source, lang
-        assert any((folder / name).exists() for name in ("LICENSE", "COPYING", "copyright")), lang
-        for path in folder.rglob("*"):
-            if path.is_file() and path.suffix in (".c", ".h", ".cc", ".cs", ".m"):
-                assert str(path.relative_to(folder)) in source, path
-
-
 # --------------------------------------------------------------------------- C
 
 

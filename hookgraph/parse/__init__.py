@@ -13,6 +13,7 @@ nesting cost no Python stack.
 
 from __future__ import annotations
 
+import codecs
 import inspect
 import logging
 import os
@@ -264,6 +265,37 @@ def _strip_quotes(text: str) -> str:
     return text
 
 
+def _one_question_mark_per_byte(error: UnicodeError) -> tuple[str, int]:
+    assert isinstance(error, UnicodeDecodeError)
+    return "?" * (error.end - error.start), error.end
+
+
+codecs.register_error("hookgraph.parse.one-per-byte", _one_question_mark_per_byte)
+
+
+def _valid_utf8(data: bytes) -> bytes:
+    """``data`` with each byte that is not UTF-8 replaced by ``?``: same length, so every offset holds."""
+    try:
+        data.decode("utf-8")
+        return data
+    except UnicodeDecodeError:
+        return data.decode("utf-8", "hookgraph.parse.one-per-byte").encode("utf-8")
+
+
+def _inside(ranges: dict[int, int], starts: list[int], position: int) -> bool:
+    """Whether ``position`` lies in one of the ``start -> end`` ranges (``starts`` sorted)."""
+    i = bisect_left(starts, position + 1) - 1
+    return i >= 0 and ranges[starts[i]] > position
+
+
+def _last_part(name: str, spec: LanguageSpec) -> str:
+    """A called or inherited name captured whole (Perl ``Carp::croak``, ``'Base::Class'``) is known by its last part."""
+    for separator in (spec.qualname_separator, spec.namespace_separator):
+        if separator and separator in name:
+            name = name.rsplit(separator, 1)[-1] or name
+    return name
+
+
 def _reference_text(data: bytes, ref, name) -> str:
     """``target_full``: from the start of the reference node (which contains the
     name, or is its receiver just before it) to the end of the name."""
@@ -353,7 +385,7 @@ class _Scope:
     __slots__ = (
         "node", "start", "end", "kind", "name", "name_node", "body", "scope_name",
         "is_container", "is_namespace", "swallowed", "qual", "unit", "parent", "doc", "is_unit",
-        "first_member", "last", "pattern",
+        "first_member", "last", "pattern", "header_end", "end_row",
     )
 
     def __init__(self, node, kind, name_node, body, scope_name, is_container, is_namespace=False, last=None):
@@ -370,6 +402,8 @@ class _Scope:
         self.scope_name = scope_name
         self.is_container = is_container
         self.is_namespace = is_namespace
+        self.header_end: int | None = None  # a statement's own end, where its range runs further
+        self.end_row: int | None = None  # 0-based last row, where it is not the node's
         self.swallowed = False
         self.qual: str | None = None
         self.unit: str | None = None  # qualname references inside are attributed to
@@ -426,6 +460,44 @@ def _join(prefix: str | None, name: str, separator: str = ".") -> str:
     return f"{prefix}{separator}{name}" if prefix else name
 
 
+def _namespace_scopes(found: list[tuple[object, object, object, str | None]], data: bytes, lines: _LineIndex) -> list[_Scope]:
+    """Scopes for ``@name.namespace`` declarations.
+
+    A declaration with a body (``namespace Foo { ... }``) covers itself; one
+    without (PHP ``namespace Foo\\Bar;``, Perl ``package Foo;``) covers the rest of
+    the block or file it stands in, up to the next such declaration there.
+    With a unit kind (``@definition.module`` in the match) the namespace is also
+    a unit over that range (a Perl package, an Erlang module).
+    """
+    out: list[_Scope] = []
+    by_block: dict[tuple[int, int], list[tuple[int, object, object, object, str | None]]] = {}
+    seen: set[tuple[int, int]] = set()
+    for decl, name, body, kind in found:
+        key = (decl.start_byte, name.start_byte)  # type: ignore[attr-defined]
+        if key in seen:  # two patterns matched one declaration
+            continue
+        seen.add(key)
+        parent = decl.parent  # type: ignore[attr-defined]
+        block = (parent.start_byte, parent.end_byte) if parent is not None else (0, len(data))
+        by_block.setdefault(block, []).append((decl.start_byte, decl, name, body, kind))  # type: ignore[attr-defined]
+    for (_start, end), group in by_block.items():
+        group.sort(key=lambda item: item[0])
+        for i, (start, decl, name, body, kind) in enumerate(group):
+            scope = _Scope(decl, kind, name, body, None, True)
+            scope.is_namespace = True
+            out.append(scope)
+            if body is not None:
+                continue
+            # a statement: up to the next namespace declaration in its block, or the block's end
+            scope.end = group[i + 1][0] if i + 1 < len(group) else end
+            scope.header_end = decl.end_byte  # type: ignore[attr-defined]
+            last = min(scope.end, len(data)) - 1  # its last non-blank byte
+            while last > start and data[last] in b" \t\r\n":
+                last -= 1
+            scope.end_row = bisect_left(lines.starts, last + 1) - 1
+    return out
+
+
 def _innermost(scopes: list[_Scope], items: list[_Item]):
     """Yield (item, innermost scope containing it or None); both lists sorted by start."""
     stack: list[_Scope] = []
@@ -456,19 +528,27 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     lang_id = label or spec.id
     if language.query is None:  # a languages.json entry with a grammar but no query file
         raise ValueError(f"language {spec.id!r} has no tree-sitter query")
-    tree = language.parser.parse(_masked(data, spec) if spec.mask else data)
+    masked = _masked(data, spec) if spec.mask else data
+    # tree-sitter gets bytes that are valid UTF-8 at the same offsets: query predicates
+    # (#match?, #any-of?) decode node text and would raise on a stray \x80
+    grammar_input = masked if masked.isascii() else _valid_utf8(masked)
+    if spec.final_newline and not grammar_input.endswith(b"\n"):
+        grammar_input += b"\n"  # a grammar that hangs on a file ending in a comment (languages.json)
+    tree = language.parser.parse(grammar_input)
     root = tree.root_node
     lines = _LineIndex(data)
 
     defs: dict[tuple[int, int], _Scope] = {}
     containers: list[_Scope] = []
+    namespaces: list[tuple[object, object, object, str | None]] = []  # (declaration, name, body, unit kind)
     items: list[_Item] = []
     comments: dict[int, object] = {}
-    annotations: set[int] = set()
+    annotations: dict[int, int] = {}  # start byte -> end byte
     wrappers = spec.wrappers
 
     for pattern, caps in QueryCursor(language.query).matches(root):
-        def_node = def_last = name_node = body = scope_node = container = container_name = namespace = None
+        def_node = def_last = name_node = body = scope_node = container = container_name = None
+        namespace = namespace_name = None
         def_kind = None
         refnames = None
         ref_node = module_node = None
@@ -493,7 +573,7 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
             elif role == "namespace":
                 namespace = nodes[0]
             elif role == "namespacename":
-                container_name = nodes[0]
+                namespace_name = nodes[0]
             elif role == "refname":
                 refnames, ref_kind = nodes, kind
                 if len(nodes) > 1 and kind == "import":  # one dotted path written as several nodes
@@ -507,7 +587,7 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
                     comments[node.start_byte] = node
             elif role == "annotation":
                 for node in nodes:
-                    annotations.add(node.start_byte)
+                    annotations[node.start_byte] = max(node.end_byte, annotations.get(node.start_byte, 0))
             elif role == "doc":
                 for node in nodes:
                     items.append(_Item("doc", None, node))
@@ -535,17 +615,15 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
                     known.scope_name = scope_name
         elif container is not None and container_name is not None:
             containers.append(_Scope(container, None, container_name, None, None, True))
-        elif namespace is not None and container_name is not None:
-            ns = _Scope(namespace, None, container_name, body, None, True, True)
-            if body is None and namespace.parent is not None:  # `namespace Foo;`: the rest of its parent
-                ns.end = namespace.parent.end_byte
-            containers.append(ns)
+        elif namespace_name is not None:
+            declaration = namespace or def_node or namespace_name.parent or namespace_name
+            namespaces.append((declaration, namespace_name, body, def_kind if def_node is not None else None))
         if refnames:
             for node in refnames:
                 items.append(_Item(ref_kind, ref_kind, node, ref_node, module_node))
 
     # ---- nesting: decide which definitions are units and their qualnames
-    scopes = list(defs.values()) + containers
+    scopes = list(defs.values()) + containers + _namespace_scopes(namespaces, data, lines)
     scopes.sort(key=lambda s: (s.start, -s.end))
     stack: list[_Scope] = []
     kept: list[tuple[_Scope, str]] = []  # the units, with their qualnames
@@ -568,13 +646,28 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
             s.unit = enc.unit if enc is not None else None
             continue
         prefix = enc.qual if enc is not None else None
-        # what a namespace qualifies is joined in the namespace style (PHP `Foo\\Bar`)
-        separator = spec.namespace_separator if enc is not None and enc.is_namespace else spec.qualname_separator
+        # a namespace (or module) joins what it holds with the namespace separator,
+        # a type with the member separator (PHP: Foo\Bar\Baz::run)
+        separator = (
+            spec.namespace_separator
+            if enc is not None and (enc.is_namespace or (not enc.is_container and enc.kind == "module"))
+            else spec.qualname_separator
+        )
+        if s.is_namespace:
+            # a namespace statement names itself in full (Perl's inner `package Foo::Inner;`)
+            s.qual = s.name if s.header_end is not None else _join(prefix, s.name, separator)
+            if s.kind is None:
+                s.unit = enc.unit if enc is not None else None  # not a unit: what it says comes from the file
+                continue
+            s.unit = s.qual
+            s.is_unit = True
+            kept.append((s, s.qual))
+            continue
         if s.is_container:
             s.qual = _join(prefix, s.name, separator)
-            s.unit = s.qual if not s.is_namespace else (enc.unit if enc is not None else None)
+            s.unit = s.qual
             continue
-        classy = enc is not None and ((enc.is_container and not enc.is_namespace) or enc.kind in CLASS_KINDS)
+        classy = enc is not None and not enc.is_namespace and (enc.is_container or enc.kind in CLASS_KINDS)
         parent = prefix
         if s.scope_name:
             parent = _join(prefix, s.scope_name, separator)
@@ -593,6 +686,7 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
 
     # ---- references and docstrings: attribute each to its innermost scope
     items.sort(key=lambda it: it.start)
+    annotation_starts = sorted(annotations)
     file_doc: str | None = None
     edges: list[Edge] = []
     seen_edges: set[tuple] = set()
@@ -600,7 +694,7 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     for item, scope in _innermost(scopes, items):
         if item.role == "doc":
             text = _clean_string_doc(_decode(data, item.node.start_byte, item.node.end_byte))
-            if scope is None:
+            if scope is None or scope.is_namespace:
                 if file_doc is None:
                     file_doc = text
             elif scope.is_unit and scope.doc is None:
@@ -609,6 +703,10 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
         if item.start in def_starts:
             continue  # the name being defined (a Clojure method's head symbol) refers to nothing
         name = item.node
+        if (name.start_byte, name.end_byte) in defs:
+            continue  # a definition's own name (Elixir's `def f(x)` head is a call node)
+        if annotation_starts and _inside(annotations, annotation_starts, name.start_byte):
+            continue  # what an annotation names is no call (Elixir's `@spec f(x) :: t`)
         source = (scope.unit if scope is not None else None) or path
         target = _decode(data, name.start_byte, name.end_byte)
         if item.kind == "import":
@@ -623,7 +721,7 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
             full = _cap(_collapse(full), TARGET_FULL_MAX)
             target = _cap(_collapse(target), TARGET_FULL_MAX)
         else:
-            target = _collapse(target)
+            target = _last_part(_collapse(target), spec)
             full = _reference_text(data, item.ref, name)
         if not target:
             continue
@@ -645,12 +743,16 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     top_names: list[str] = []
     for s, qual in kept:
         start_line = s.node.start_point[0] + 1
-        end_line = _last_row(s.last, data, lines.starts) + 1
+        end_line = (s.end_row if s.end_row is not None else _last_row(s.last, data, lines.starts)) + 1
         doc = s.doc
         if doc is None:
             if comment_ends is None:
                 comment_ends = {c.end_byte: c for c in _nodes(comments.values())}
             block = _leading_comments(s.node, comments, annotations, data, comment_ends)
+            if block and block[0].start_point[0] == 0 and _BOILERPLATE.search(
+                _decode(data, block[0].start_byte, block[-1].end_byte)
+            ):
+                block = []  # the file's licence header, right above its first definition (Erlang's -module)
             if block:
                 used_comments.update(c.start_byte for c in block)
                 doc = _tidy_doc("\n".join(_clean_comment(_decode(data, c.start_byte, c.end_byte), spec) for c in block))
@@ -858,7 +960,7 @@ def _signature(data: bytes, s: _Scope, comment_starts: list[int]) -> str:
     elif s.first_member is not None and s.first_member > start:  # no body node: the header ends at its first member
         end = s.first_member
     else:
-        end = s.end
+        end = s.header_end or s.end
     i = bisect_left(comment_starts, start)
     if i < len(comment_starts) and comment_starts[i] < end:
         end = comment_starts[i]
@@ -880,7 +982,8 @@ def _starts_line(node, data: bytes) -> bool:
 
 
 def _leading_comments(
-    node, comments: dict[int, object], annotations: set[int], data: bytes, comment_ends: dict[int, Any] | None = None
+    node, comments: dict[int, object], annotations: dict[int, int], data: bytes,
+    comment_ends: dict[int, Any] | None = None,
 ) -> list:
     """The contiguous whole-line comment block directly above a definition."""
     expected = node.start_point[0] - 1

@@ -7,9 +7,12 @@ the current store without any global re-resolution at write time.
 Resolution reads the receiver of the call, the way a reader would:
 
 * a bare call ``f()`` names a function or class, never a method; one defined
-  in the calling file wins over others of the same name;
-* ``self.f()`` / ``this.f()`` / ``super().f()`` name a method, the calling
-  class's own first;
+  in the calling file wins over others of the same name. Where the language
+  calls its own methods without a receiver (registry field
+  ``bare_calls_reach_methods``: Ruby), the calling class's own method comes first;
+* ``self.f()`` / ``this.f()`` / ``super().f()`` (and the language's
+  ``self_receivers``: PHP ``static::f()``, ``parent::f()``) name a method, the
+  calling class's own first; a receiver's sigil is dropped first (``$this->f()``);
   and the overrides of the classes extending it;
 * ``Name.f()`` with a capitalised receiver names a member of ``Name`` (or a
   function in the file that defines ``Name``, like ``AxiosError.from``); when
@@ -33,6 +36,7 @@ import re
 from dataclasses import dataclass
 from typing import cast
 
+from hookgraph.parse.languages import REGISTRY, LanguageSpec
 from hookgraph.parse.qualnames import ends_with, last_part, spellings
 from hookgraph.store import Store, UnitRow
 
@@ -54,8 +58,11 @@ class Link:
 
 _SIMPLE = re.compile(r"^[A-Za-z_$][\w$]*$")
 _DOTTED = re.compile(r"^[A-Za-z_$][\w$]*(?:(?:\.|::|\\)[A-Za-z_$][\w$]*)*$")
-#: How a call's receiver meets the called name: ``a.f``, ``A::f`` (Ruby, C++, Rust), ``a->f`` (C, C++, PHP).
-_CALL_JOINS = (".", "::", "->")
+#: How a call's receiver meets the called name: ``a.f``, ``A::f`` (Ruby, C++, Rust, PHP),
+#: ``a->f`` (C, C++, PHP, Perl), ``a:f`` (Lua methods, Erlang modules), ``a$f`` (R).
+_CALL_JOINS = (".", "::", "->", ":", "$")
+#: Sigils a receiver may carry: PHP/Perl ``$this``, Ruby ``@config``.
+_SIGILS = "$@"
 _SELF = frozenset({"self", "this", "cls"})
 _SCRIPT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "jsx"})
 _FUNCTION_PROTOTYPE = frozenset({"call", "apply", "bind"})
@@ -109,6 +116,9 @@ def resolve_call(
             break
     if target in _FUNCTION_PROTOTYPE and _SIMPLE.match(receiver or "-"):
         target, receiver = receiver, ""  # fn.call(thisArg, ...) runs fn
+    spec = REGISTRY.get(origin.language) if origin is not None else None
+    written = receiver
+    receiver = _without_sigil(receiver)
     candidates = _definitions(store, target, cache)
     implementations = [c for c in candidates if not _is_declaration(c.path)]
     candidates = implementations or candidates
@@ -119,8 +129,12 @@ def resolve_call(
     if not receiver:
         callable_bare = [c for c in candidates if c.kind != "method"]
         local = [c for c in callable_bare if c.path == here]
+        if spec is not None and spec.bare_calls_reach_methods and origin is not None:
+            own = _own_methods(methods, origin)  # Ruby: helper(x) is self.helper(x)
+            if own:
+                return own
         return local or callable_bare
-    if receiver in _SELF or receiver.startswith("super"):
+    if receiver in _SELF or receiver.startswith("super") or _names_self(spec, written, receiver):
         own_class = origin.parent if origin and origin.kind == "method" else None
         same = [c for c in methods if c.path == here and c.parent == own_class]
         if same and own_class:  # and the overrides of the classes that extend it
@@ -153,6 +167,26 @@ def resolve_call(
         if origin is not None and origin.language in _SCRIPT_LANGUAGES:
             return candidates  # validators.transitional: functions hang off plain objects too
     return methods
+
+
+def _without_sigil(receiver: str) -> str:
+    """``$this`` -> ``this``, ``@config`` -> ``config``; a bare ``$`` (jQuery) stays."""
+    stripped = receiver.lstrip(_SIGILS)
+    return stripped if stripped and (stripped[0].isalpha() or stripped[0] == "_") else receiver
+
+
+def _names_self(spec: LanguageSpec | None, written: str, receiver: str) -> bool:
+    """A receiver the calling language uses for the calling object or its class (PHP ``static``, ``parent``)."""
+    return spec is not None and (written in spec.self_receivers or receiver in spec.self_receivers)
+
+
+def _own_methods(methods: list[UnitRow], origin: UnitRow) -> list[UnitRow]:
+    """Methods of the calling method's own class (the class may be reopened in another file)."""
+    own_class = origin.parent if origin.kind == "method" else None
+    if not own_class:
+        return []
+    here = [c for c in methods if c.parent == own_class and c.path == origin.path]
+    return here or [c for c in methods if c.parent == own_class]
 
 
 def _methods_of_class_named_like(methods: list[UnitRow], variable: str) -> list[UnitRow]:

@@ -94,6 +94,20 @@ Each key is a hookgraph language id; its object has:
     names (``<script lang="ts">``), or ``default`` without one, with the rest
     of the file blanked so lines and byte offsets stay the whole file's. A
     block in a language not listed (``lang="coffee"``) is skipped.
+``bare_calls_reach_methods``
+    ``true`` where a call without a receiver may run a method of the calling
+    object (Ruby's ``helper(x)`` is ``self.helper(x)``): callers/callees look
+    for the calling class's own method first. Default ``false``: a bare call
+    names a function or class.
+``self_receivers``
+    receivers that, besides ``self``/``this``/``cls``/``super``, name the calling
+    object or its class (PHP ``static``, ``parent``; Perl ``$class``). Sigils
+    (``$this``, ``@config``) are dropped from receivers before any of this.
+``final_newline``
+    ``true`` where the grammar must see a newline at the end of the file:
+    tree-sitter-perl 0.13 loops forever on a comment that ends the file
+    (``return $x # done`` with no newline). The parser adds one (offsets and
+    lines are unchanged).
 ``sections``
     for documents: the heading syntax (``markdown-headings``: ATX and setext;
     ``rst-titles``: reST underlined/overlined titles) used to split the file into
@@ -138,19 +152,24 @@ container is a ``method`` named ``Class.method``; classes nest as
 part of that function's text, and its calls are attributed to that function);
 definitions inside a ``module`` unit are prefixed with its name.
 
-Containers
+Containers and namespaces
 
 ``@container`` + ``@name.container``
     a node that prefixes the qualnames of the definitions inside it without
     being a unit itself (Rust ``impl Foo``). References inside it (e.g. the
     trait of ``impl Trait for Foo``) come from ``Foo``.
-``@namespace`` + ``@name.namespace``
-    a namespace (C++ ``namespace net {``, C# ``namespace App.Net``): like a
-    container it prefixes the qualnames inside it (joined with
-    ``namespace_separator``) without being a unit, but a function in it stays
-    a ``function`` (``net::connect``), not a method. A namespace written as a
-    statement (the match has no ``@body``: C# ``namespace App.Net;``, PHP
-    ``namespace Foo\\Bar;``) covers the rest of its parent.
+``@name.namespace`` (+ optional ``@namespace``, ``@body``)
+    a namespace declaration that prefixes the qualnames of the definitions it
+    covers, joined with ``namespace_separator``. ``@namespace`` is the whole
+    declaration (default: the name's parent node). With a ``@body`` in the
+    match it covers just itself (``namespace Foo { ... }``); without, it is a
+    statement that covers the rest of the block or file it stands in, up to
+    the next such statement there (PHP ``namespace Foo\\Bar;``, Perl
+    ``package Foo::Bar;``, Erlang ``-module(foo).``; also C# file-scoped
+    namespaces and Kotlin/Java packages). It is not a unit: references under
+    it come from the enclosing unit, or the file. Definitions directly inside
+    a ``module`` unit join with ``namespace_separator`` too; members of a type
+    with ``qualname_separator`` (PHP: ``Foo\\Bar\\Baz::run``).
 
 Documentation
 
@@ -162,7 +181,9 @@ Documentation
     whole-line comments directly above it (or above its wrapper).
 ``@annotation``
     nodes that may stand between such a comment block and its definition
-    without breaking it (Rust ``#[derive(...)]``).
+    without breaking it (Rust ``#[derive(...)]``, Elixir ``@spec``). What an
+    annotation names is no reference: calls inside it make no edges (Elixir's
+    ``@spec f(x) :: t`` names ``f`` without calling it).
 
 References (edges); the source is the innermost enclosing unit (or container),
 else the file
@@ -183,8 +204,12 @@ Edge kinds: ``reference.call`` -> ``calls``, ``reference.import`` -> ``imports``
     ``. (identifier) @module.reference.import (identifier) @module.reference.import .``)
     is the source text from the first to the last.
 ``@name.reference.inherits`` (+ optional ``@reference.inherits``)
-    a base class / implemented interface / implemented trait / embedded type;
-    ``target_full`` as for calls (``hooks.Hookable``, ``fmt::Display``).
+    a base class / implemented interface / implemented trait / embedded type /
+    mixed-in module; ``target_full`` as for calls (``hooks.Hookable``, ``fmt::Display``).
+
+A call or base captured as one token that is itself qualified (Perl's
+``Carp::croak``, the string ``'Base::Class'`` of ``use parent``) is known by
+its last part (``croak``); ``target_full`` keeps the whole name.
 
 Embedded blocks (``blocks`` languages only)
 
@@ -274,6 +299,9 @@ class LanguageSpec:
     join_clauses: bool = False
     blocks: Blocks | None = None
     sections: str | None = None
+    bare_calls_reach_methods: bool = False
+    final_newline: bool = False
+    self_receivers: frozenset[str] = frozenset()
     fallback: str | None = None
     data: bool = False
     mask: tuple[re.Pattern[bytes], ...] = ()
@@ -329,6 +357,9 @@ def _spec(lang_id: str, entry: dict, fallback: str | None) -> LanguageSpec:
         data=bool(entry.get("data", False)),
         mask=tuple(re.compile(rx.encode(), re.MULTILINE) for rx in entry.get("mask", ())),
         doc_strip=re.compile("|".join(f"(?:{rx})" for rx in doc_strip)) if doc_strip else None,
+        bare_calls_reach_methods=bool(entry.get("bare_calls_reach_methods", False)),
+        final_newline=bool(entry.get("final_newline", False)),
+        self_receivers=frozenset(entry.get("self_receivers", ())),
     )
 
 
