@@ -163,7 +163,7 @@ def bench_version(version: Version, workdir: Path, sources: dict[str, str], runs
     for i in range(runs):
         three_functions(i)  # the pre-commit hook alone, as git runs it (the staged change), whole process
         hooks.append(measured([PYTHON, "-m", "hookgraph.cli", "hook", "pre-commit"], repo,
-                              **version.env(**bg, HOOKGRAPH_NO_BACKGROUND="1")).wall)
+                              **version.env(**{**bg, "HOOKGRAPH_NO_BACKGROUND": "1"})).wall)
         three_functions(i)
         commits.append(measured(["git", "commit", "-q", "-m", f"three functions {i}"], repo, **version.env(**bg)).wall)
         if version.pythonpath is None:

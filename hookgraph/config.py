@@ -19,6 +19,13 @@ Schema (every key optional; a missing file means all defaults)::
     url = "http://gpu-box:8080"   # a llama.cpp server for `hookgraph index` (same GGUF as model.path)
     batch_size = 8                # texts per /v1/embeddings request
 
+    [snapshot]
+    embed_seconds = 2             # shared mode: how long pre-commit may embed for the snapshot it stages
+
+    [cache]
+    user_mb = 512                 # bound of ~/.cache/hookgraph/vectors.db (0: off; HOOKGRAPH_CACHE_MB wins)
+    repo_mb = 256                 # bound of <git dir>/hookgraph/vectors.db (HOOKGRAPH_REPO_CACHE_MB wins)
+
 Keys other modules add go in their own table; :func:`get` and :func:`set_value`
 work for any ``(table, key)``, with ``table=None`` for the top level.
 """

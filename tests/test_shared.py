@@ -330,3 +330,28 @@ def test_a_hook_after_an_upgrade_migrates_the_older_index(tmp_path: Path) -> Non
     assert top_up_vectors(repo, git.tree_map(repo), [snapshot], [], lock_timeout=5) >= 0
     with Store(live, readonly=True) as store:
         assert store.integer("PRAGMA user_version") == len(MIGRATIONS)
+
+
+def test_a_snapshot_committed_with_texts_still_waiting_answers_at_once_and_says_so(shared_repo: Repo,
+                                                                                    tmp_path: Path) -> None:
+    """No time to embed in the commit ([snapshot] embed_seconds = 0): the snapshot carries the queued
+    texts; a teammate's clone answers at once by words and graph, and `verify` calls it fresh, N waiting."""
+    repo = shared_repo
+    config = repo.path / ".hookgraph" / "config.toml"
+    config.write_text(config.read_text() + "\n[snapshot]\nembed_seconds = 0\n")
+    repo.write({"calc/text.py": _add_function(TEXT, "whisper", "return text.lower()")})
+    repo.commit("whisper, no time to embed")
+    (entry,) = [e for e in repo.entries() if e["hook"] == "pre-commit"]
+    assert entry["embedded"] == 0 and entry["pending"] == 2 and entry["exported"], entry["error"]
+    code, lines = _verify(repo)
+    assert code == 0 and any(line.endswith("describes " + repo.git("rev-parse", "HEAD").stdout.strip()[:12]
+                                           + ", 2 texts waiting for vectors") for line in lines), lines
+
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", str(repo.path), str(mate), cwd=tmp_path)
+    proc = repo.hookgraph("ask", "--json", "whisper", cwd=mate, HOOKGRAPH_NO_BACKGROUND="1")
+    assert proc.returncode == 0, proc.stderr
+    payload = json.loads(proc.stdout)
+    assert payload["pending_vectors"] == 2 and payload["results"][0]["symbol"] == "whisper"
+    status = json.loads(repo.hookgraph("status", "--json", cwd=mate, HOOKGRAPH_NO_BACKGROUND="1").stdout)
+    assert status["fresh"] and status["pending_vectors"] == 2

@@ -38,7 +38,7 @@ A hook never waits for the model (DESIGN.md section 9): the sync writes
 text and graph at once and queues new texts; the background embedder
 (:mod:`hookgraph.embed.worker`) is started afterwards and git has its prompt
 back. The one exception is shared mode's ``pre-commit``, which embeds for up
-to ``[shared] commit_embed_seconds`` (default 2) so that the snapshot it
+to ``[snapshot] embed_seconds`` (default 2) so that the snapshot it
 stages carries the vectors of a typical commit; whatever is left is
 committed as queued texts, which a teammate's embedder fills in.
 
@@ -331,7 +331,7 @@ def _embed_for_the_snapshot(root: Path, embedder: Embedder | None, lock_timeout:
     from hookgraph.store import db_path
 
     try:
-        budget = config.get(root, "shared", "commit_embed_seconds", SHARED_EMBED_SECONDS)
+        budget = config.get(root, "snapshot", "embed_seconds", SHARED_EMBED_SECONDS)
     except config.ConfigError:
         budget = SHARED_EMBED_SECONDS
     if not isinstance(budget, (int, float)) or isinstance(budget, bool) or budget <= 0:
