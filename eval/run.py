@@ -957,6 +957,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--misses", action="store_true", help="print the questions hybrid misses at 5")
     parser.add_argument("--hybrid-only", action="store_true", help="skip the two baselines")
     parser.add_argument("--dump", type=Path, help="write per-question ranks as JSON here")
+    parser.add_argument("--max-tokens", type=int, default=None, metavar="N",
+                        help="embedding window in tokens instead of the model preset's (the window experiment)")
     parser.add_argument("--check", action="store_true", help="only check the question sets")
     parser.add_argument("--fill", action="store_true", help='fill in lines of "path:symbol" gold entries, then check (no ranking run)')
     args = parser.parse_args(argv)
@@ -974,7 +976,7 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             raise SystemExit(f"unknown project(s): {', '.join(sorted(unknown))}")
         specs = [s for s in specs if s["name"] in args.project]
-    real = Embedder()
+    real = Embedder(max_tokens=args.max_tokens)  # the window is part of the recipe: its own index
     embedder = CachingEmbedder(real, cache_dir() / "embeddings.sqlite")
     apply_overrides(args.settings, embedder)
 

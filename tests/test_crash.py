@@ -45,8 +45,8 @@ def generated(round_: int, n: int = 8) -> str:
     return "".join(out)
 
 
-def next_commit(root: Path, round_: int) -> dict[str, str]:
-    files: dict[str, str | bytes] = {"pkg/gen.py": generated(round_)}
+def next_commit(root: Path, round_: int, n: int = 8) -> dict[str, str]:
+    files: dict[str, str | bytes] = {"pkg/gen.py": generated(round_, n)}
     if round_ % 3 == 1:
         (root / "pkg/text.py").unlink(missing_ok=True)
     else:
@@ -231,6 +231,16 @@ def test_ctrl_c_gives_one_line_and_keeps_a_consistent_store(crash_repo: Path, em
         assert state in (prev, new)
         index_now(root, embedder)
         prev = store_state(root)
-    record("Ctrl-C (SIGINT to the process group) during `index` and a hook", budget.done,
+    # The syncs above no longer wait for the model, so their random moments may all come
+    # too late; one sync of 4,000 new functions (seconds of parsing) is certainly cut short.
+    next_commit(root, 999, n=4000)
+    proc = spawn(root, "index", group=True)
+    time.sleep(_interpreter_start() + 0.3)
+    assert proc.poll() is None, "the big sync ended before the signal: make it bigger"
+    os.killpg(proc.pid, signal.SIGINT)
+    _out, err = proc.communicate(timeout=120)
+    assert proc.returncode == 130 and err.startswith("hookgraph: interrupted") and len(err.splitlines()) == 1, err
+    assert store_state(root) == prev
+    outcomes["interrupted"] += 1
+    record("Ctrl-C (SIGINT to the process group) during `index` and a hook", budget.done + 1,
            "exit 130 with one line and no traceback, or finished; store consistent", **outcomes)
-    assert outcomes["interrupted"] >= 1
