@@ -40,7 +40,7 @@ def queued_texts(source: Path) -> list[str]:
 
     with tempfile.TemporaryDirectory(prefix="hg-window-") as tmp:
         root = Path(tmp) / "repo"
-        shutil.copytree(source, root, symlinks=True)
+        shutil.copytree(source, root, symlinks=True, ignore=shutil.ignore_patterns(".git", ".hookgraph"))
         env = {**os.environ, "HOOKGRAPH_NO_BACKGROUND": "1", "HOOKGRAPH_CACHE_MB": "0"}
         for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=b", "-c", "user.email=b@b", "commit", "-qm", "src"]):
             subprocess.run(["git", *args], cwd=root, check=True, env=env)

@@ -145,14 +145,15 @@ def test_a_hook_during_embedding_waits_at_most_one_batch(tmp_path: Path) -> None
         (root / "requests" / f"extra_{n}.py").write_text(f"def extra_{n}():\n    return {n}\n")
         git(root, "add", "-A")
         git(root, "commit", "-q", "-m", f"extra {n}")
-        started = time.monotonic()
         hook = run_cli(root, "hook", "post-commit", env=env)
-        waits.append(time.monotonic() - started)
         assert hook.returncode == 0 and hook.stderr.startswith("hookgraph: 1 file synced"), hook.stderr
+        # the hook's own clock, from its start to its last line (lock wait included; the
+        # interpreter's start-up, which only the machine's load decides, left out)
+        waits.append(float(hook.stderr.rstrip().rsplit("(", 1)[1].rstrip("s)")))
         assert worker_pid(root) is not None, "the embedder should still be at work"
     # A hook never waits for the model: at most one publish (ms) plus its own work; the margin
     # is for this shared 2-core machine (the embedder runs at the same time).
-    assert max(waits) < BATCH_SECONDS + 3.0, waits
+    assert max(waits) < BATCH_SECONDS + 1.0, waits
     pid = worker_pid(root)
     if pid:
         os.kill(pid, signal.SIGKILL)
