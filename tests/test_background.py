@@ -164,7 +164,10 @@ def test_kill_9_of_the_embedder_leaves_a_consistent_store_and_the_next_command_r
     log = tmp_path / "embed.log"
     env = background_env(HOOKGRAPH_EMBED_LOG=str(log))
     run_cli(root, "index", env=env, check=True)
-    total = status(root, env)["pending_vectors"]
+    with Store(db_path(root), readonly=True) as store:  # the embedder may have published a batch already
+        store.db.execute("BEGIN")  # one snapshot for both numbers
+        total = store.pending_count() + int(store.get_meta("embedder_done") or 0)
+        store.db.execute("COMMIT")
     kills = 0
     for _ in range(3):
         assert wait_until(lambda: worker_pid(root) is not None, timeout=30)
