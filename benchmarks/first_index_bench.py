@@ -97,6 +97,22 @@ def status(root: Path, extra: dict[str, str]) -> dict:
     return json.loads(proc.stdout)
 
 
+def queue_numbers(root: Path) -> tuple[int, int]:
+    """(texts the embedders have published, texts waiting), read in one snapshot."""
+    from hookgraph.store import Store, db_path
+
+    with Store(db_path(root), readonly=True) as store:
+        store.db.execute("BEGIN")
+        numbers = int(store.get_meta("embedder_done") or 0), store.pending_count()
+        store.db.execute("COMMIT")
+    return numbers
+
+
+def started_texts(log: Path) -> int:
+    """Texts the model has started on, from HOOKGRAPH_EMBED_LOG (one line per batch)."""
+    return sum(int(line.split()[1]) for line in log.read_text().splitlines()) if log.exists() else 0
+
+
 def worker_pid(root: Path) -> int | None:
     from hookgraph.embed import worker
 
@@ -144,6 +160,8 @@ def main() -> None:
     parser.add_argument("--kills", type=int, default=3)
     parser.add_argument("--sample", type=int, default=400)
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--budget-minutes", type=float, default=None,
+                        help="stop waiting for the vectors after this long (the rate is measured over what was done)")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     precompile()
@@ -157,12 +175,13 @@ def main() -> None:
     load_before = load()
 
     started = time.monotonic()
-    indexed = measured([PYTHON, "-m", "hookgraph.cli", "index"], root, **extra)
+    indexed = measured([PYTHON, "-m", "hookgraph.cli", "index"], root, check=True, input=None, **extra)
     index_wall = time.monotonic() - started
     ask = hookgraph(root, "ask", "how are database migrations applied to the schema", "--json", **extra)
     first_answer = time.monotonic() - started
     answer = json.loads(ask.stdout)
-    total = status(root, extra)["pending_vectors"]
+    done0, pending0 = queue_numbers(root)
+    total = done0 + pending0  # the embedder may have published a batch before this first look
     print(f"index {index_wall:.1f}s ({indexed.peak_mb:.0f} MB), first answer at {first_answer:.1f}s, "
           f"{total} texts queued: {indexed.stdout.strip()}", file=sys.stderr, flush=True)
     sample = sample_texts(root, args.sample, args.seed)
@@ -170,41 +189,48 @@ def main() -> None:
     kills = []
     downtime = 0.0
     for k in range(args.kills):
-        wait = rng.uniform(30, 240)
-        time.sleep(wait)
+        time.sleep(rng.uniform(30, 240))
         pid = worker_pid(root)
-        left = status(root, {**extra, "HOOKGRAPH_NO_BACKGROUND": "1"})["pending_vectors"]
-        if pid is None or left == 0:
+        if pid is None or queue_numbers(root)[1] == 0:
             break
         os.kill(pid, signal.SIGKILL)
         killed_at = time.monotonic()
         while worker_pid(root) is not None:
             time.sleep(0.05)
+        done, left = queue_numbers(root)
+        lost = started_texts(log) - done  # started by the model, never published: embedded again later
         time.sleep(2.0)  # a while with no embedder, as after a reboot
         status(root, extra)  # any command resumes
         downtime += time.monotonic() - killed_at
-        kills.append({"after_s": round(time.monotonic() - started, 1), "pending": left})
-        print(f"kill {k + 1}: {left} texts were waiting", file=sys.stderr, flush=True)
+        kills.append({"after_s": round(time.monotonic() - started, 1), "pending": left, "lost": lost})
+        print(f"kill {k + 1}: {left} texts were waiting, {lost} started and not published", file=sys.stderr, flush=True)
 
+    deadline = started + args.budget_minutes * 60 if args.budget_minutes else None
     while True:
-        st = status(root, extra)
-        if st["pending_vectors"] == 0 and not st["embedder"]["running"]:
+        done, left = queue_numbers(root)
+        if (left == 0 and worker_pid(root) is None) or (deadline is not None and time.monotonic() >= deadline):
             break
         time.sleep(2.0)
     finished = time.monotonic()
-    started_texts = [int(line.split()[1]) for line in log.read_text().splitlines()]
-    twice = sum(started_texts) - total
+    complete = left == 0
+    pid = worker_pid(root)
+    if pid is not None:  # the budget ran out: stop the embedder (the next command resumes it)
+        os.kill(pid, signal.SIGKILL)
+    batches = [int(line.split()[1]) for line in log.read_text().splitlines()]
     active = finished - started - index_wall - downtime
-    background_rate = total / active
+    background_rate = done / active
+    os.nice(10)  # the bare model at the embedder's own priority: the same share of a busy machine
     bare = bare_rate(sample)
-    st = status(root, extra)
+    st = status(root, {**extra, "HOOKGRAPH_NO_BACKGROUND": "1"})
     result = {
         "files": n_files, "lines": n_lines, "index_s": index_wall, "index_peak_mb": indexed.peak_mb,
         "first_answer_s": first_answer, "answer_top": answer["results"][0]["symbol"] if answer["results"] else None,
         "pending_at_answer": answer.get("pending_vectors"), "texts": total, "kills": kills,
-        "embedded_twice": twice, "max_batch": max(started_texts), "vectors_s": finished - started,
-        "active_s": active, "background_rate": background_rate, "bare_rate": bare,
-        "units": sum(st["units"].values()), "db_mb": st["bytes"] / 1e6,
+        "embedded_twice": sum(k["lost"] for k in kills), "max_batch": max(batches),
+        "complete": complete, "published": done,
+        "twice_check": (sum(batches) - total) if complete else None,
+        "vectors_s": finished - started, "active_s": active, "background_rate": background_rate,
+        "bare_rate": bare, "units": sum(st["units"].values()), "db_mb": st["bytes"] / 1e6,
     }
     print(json.dumps(result, indent=1), file=sys.stderr)
     section = render(result, args, machine_line(machine(), load_before), load())
@@ -219,7 +245,8 @@ def render(r: dict, args: argparse.Namespace, machine_text: str, load_after: str
     return "\n".join([
         "## First index of a large project",
         "",
-        f"`python benchmarks/first_index_bench.py --kills {args.kills} --sample {args.sample} --seed {args.seed}`: "
+        f"`python benchmarks/first_index_bench.py --kills {args.kills} --sample {args.sample} --seed {args.seed}"
+        + (f" --budget-minutes {args.budget_minutes:g}" if args.budget_minutes else "") + "`: "
         f"Django {VERSION} (PyPI sdist, sha256 `{SHA256[:16]}…`), {r['files']:,} files, {r['lines']:,} lines, "
         f"an empty index, the background embedder on, no vector cache. {machine_text}; load after: {load_after}.",
         "",
@@ -231,10 +258,16 @@ def render(r: dict, args: argparse.Namespace, machine_text: str, load_after: str
         f"({r['pending_at_answer']:,} texts still waiting; top result `{r['answer_top']}`) | <= 60 s |",
         f"| texts to embed / units | {r['texts']:,} / {r['units']:,} | |",
         f"| SIGKILLs of the embedder | {len(r['kills'])}: {kills} | 3, each resumed by the next command |",
-        f"| texts embedded twice | {r['embedded_twice']} (largest batch {r['max_batch']}) | <= one batch per kill |",
-        f"| vectors complete after | {r['vectors_s'] / 60:.1f} min ({r['active_s'] / 60:.1f} min of embedding) | reported |",
+        f"| texts embedded twice (started, killed before their publish, embedded again) | {r['embedded_twice']} "
+        f"({', '.join(str(k['lost']) for k in r['kills']) or '-'} per kill; largest batch {r['max_batch']})"
+        + (f"; texts started - texts queued at the end: {r['twice_check']}" if r["complete"] else "")
+        + " | <= one batch per kill |",
+        (f"| vectors complete after | {r['vectors_s'] / 60:.1f} min ({r['active_s'] / 60:.1f} min of embedding) | reported |"
+         if r["complete"] else
+         f"| vectors after the {args.budget_minutes:g}-minute budget | {r['published']:,} of {r['texts']:,} published in "
+         f"{r['active_s'] / 60:.1f} min of embedding (the rest resumes with the next command) | reported |"),
         f"| background rate vs the bare model on {args.sample} of the same texts | {r['background_rate']:.1f} vs "
-        f"{r['bare_rate']:.1f} texts/s = {share:.0%} | >= 85% |",
+        f"{r['bare_rate']:.1f} texts/s (both at nice 10) = {share:.0%} | >= 85% |",
         f"| database | {r['db_mb']:.0f} MB | |",
     ]) + "\n"
 
