@@ -743,6 +743,10 @@ class Store:
         if version == len(MIGRATIONS):
             return
         if readonly:
+            if version == 0 and not self.db.execute("SELECT 1 FROM sqlite_master LIMIT 1").fetchall():
+                # created, then killed before its first transaction committed: nothing to upgrade
+                raise SchemaUpgradeNeeded(f"{self.path} holds no index yet (its first index did not finish): "
+                                          f"run `hookgraph index`")
             raise SchemaUpgradeNeeded(f"{self.path} needs a schema upgrade: run `hookgraph index`")
         # IMMEDIATE: one writer migrates; a hook or `ask` opening the store at the
         # same moment waits for it, then finds the version current and does nothing.
