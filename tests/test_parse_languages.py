@@ -514,7 +514,7 @@ def test_python_file_unit_fingerprint():
     assert file_unit.docstring == "Session management for the HTTP client."
     assert file_unit.text == (
         "src/requests/sessions.py\n"
-        "defines: merge_setting, SessionRedirectMixin, Session, session\n"
+        "defines: merge_setting, SessionRedirectMixin (resolve_redirects), Session (Config, __init__, closed, request), session\n"
         "Session management for the HTTP client."
     )
 
@@ -934,3 +934,47 @@ def test_commonjs_exports_are_listed_and_defined_names_not_twice():
     pf = parse_file("lib/fmt.js", src.encode())
     assert units_of(pf) == {("function", "parse", 1, 1), ("function", "format", 2, 2)}
     assert pf.units[0].text == "lib/fmt.js\ndefines: parse, format\nexports: VERSION"
+
+
+# axios 1.x's lib/core/InterceptorManager.js, shortened: one class, its methods documented.
+INTERCEPTORS = """'use strict';
+
+/** Keeps the interceptors of one direction, request or response. */
+class InterceptorManager {
+  constructor() {
+    this.handlers = [];
+  }
+
+  /** Add a new interceptor to the stack. */
+  use(fulfilled, rejected) {
+    this.handlers.push({ fulfilled, rejected });
+    return this.handlers.length - 1;
+  }
+
+  /** Remove an interceptor from the stack. */
+  eject(id) {
+    this.handlers[id] = null;
+  }
+}
+
+export default InterceptorManager;
+"""
+
+
+def test_file_unit_lists_class_members_and_is_embedded_without_repeats():
+    """The file unit names what its classes do (their members), and its embedded
+    text says the path and the doc sentence once each."""
+    from hookgraph.parse.compose import embed_text
+
+    path = "lib/core/InterceptorManager.js"
+    pf = parse_file(path, INTERCEPTORS.encode())
+    file_unit = pf.units[0]
+    assert file_unit.text == (
+        f"{path}\ndefines: InterceptorManager (constructor, use, eject)\n"
+        "Keeps the interceptors of one direction, request or response."
+    )
+    text = embed_text(file_unit, [])
+    assert text == (
+        f"file {path}\ndefines: InterceptorManager (constructor, use, eject)\n"
+        "Keeps the interceptors of one direction, request or response."
+    )

@@ -716,7 +716,7 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
         )
         if name and name not in defined
     ]
-    fingerprint = _fingerprint(path, "defines", top_names, file_doc, exports)
+    fingerprint = _fingerprint(path, "defines", _with_members(top_names, units), file_doc, exports)
     file_unit = CodeUnit(
         path=path,
         kind="file",
@@ -1009,6 +1009,29 @@ def _file_comment(root, comments, used_comments: set[int], spec: LanguageSpec, d
             continue
         return text
     return ""
+
+
+#: Members listed after a top-level definition in its file's fingerprint.
+FINGERPRINT_MEMBERS_MAX = 16
+
+
+def _with_members(top_names: list[str], units: list[CodeUnit]) -> list[str]:
+    """Top-level names, each class-like one followed by its members' names:
+    ``InterceptorManager (use, eject, clear, forEach)``, so the file unit says
+    what its classes do, not only what they are called."""
+    members: dict[str, dict[str, None]] = {}
+    for u in units:
+        if u.parent is not None:
+            members.setdefault(u.parent, {})[u.name] = None
+    out = []
+    for name in top_names:
+        listed = list(members.get(name, ()))
+        if listed:
+            shown = listed[:FINGERPRINT_MEMBERS_MAX]
+            more = len(listed) - len(shown)
+            name = f"{name} ({', '.join(shown)}{f', +{more} more' if more > 0 else ''})"
+        out.append(name)
+    return out
 
 
 def _fingerprint(path: str, label: str, names: list[str], doc: str, exports: list[str] | None = None) -> str:
