@@ -536,7 +536,7 @@ def test_javascript():
     }
     fetch = unit(pf, "fetchJson")
     assert fetch.signature == "export const fetchJson = async (url, options = {}) =>"
-    assert fetch.docstring == "Fetch a URL and decode its JSON body.\n@param {string} url"
+    assert fetch.docstring == "Fetch a URL and decode its JSON body.\nstring url"  # JSDoc markup dropped
     assert unit(pf, "ApiClient.get").signature == "async get(resource)"
     assert unit(pf, "ApiClient.get").docstring == "Retry a GET until it succeeds."
     assert unit(pf, "ApiClient").signature == "export class ApiClient extends EventEmitter"
@@ -977,4 +977,48 @@ def test_file_unit_lists_class_members_and_is_embedded_without_repeats():
     assert text == (
         f"file {path}\ndefines: InterceptorManager (constructor, use, eject)\n"
         "Keeps the interceptors of one direction, request or response."
+    )
+
+
+# JSDoc in the style of luxon 3's src/zones/IANAZone.js and axios 1.x's InterceptorManager.
+JSDOC = """export default class IANAZone extends Zone {
+  /**
+   * Returns the offset's common name (such as EST) at the specified timestamp
+   * @override
+   * @param {number} ts - Epoch milliseconds for which to get the name
+   * @param {Object} opts - Options to affect the format
+   * @param {string} opts.format - What style of offset to return.
+   * @return {string}
+   */
+  offsetName(ts, { format }) {
+    return parseZoneInfo(ts, format, this.name);
+  }
+
+  /**
+   * Add a new interceptor to the stack
+   *
+   * @param {Function} fulfilled
+   * @returns {Number} An ID used to remove interceptor later
+   * @private
+   */
+  use(fulfilled) {
+    return this.handlers.push(fulfilled) - 1;
+  }
+}
+"""
+
+
+def test_jsdoc_tags_keep_their_words_not_their_markup():
+    """Docs keep what JSDoc says in words (parameter names, types, descriptions);
+    tag markup and tag-only lines (@override, @private) go."""
+    pf = parse_file("src/zones/IANAZone.js", JSDOC.encode())
+    assert unit(pf, "IANAZone.offsetName").docstring == (
+        "Returns the offset's common name (such as EST) at the specified timestamp\n"
+        "number ts - Epoch milliseconds for which to get the name\n"
+        "Object opts - Options to affect the format\n"
+        "string opts.format - What style of offset to return.\n"
+        "string"
+    )
+    assert unit(pf, "IANAZone.use").docstring == (
+        "Add a new interceptor to the stack\n\nFunction fulfilled\nNumber An ID used to remove interceptor later"
     )

@@ -54,7 +54,10 @@ Each key is a hookgraph language id; its object has:
 ``doc_strip``
     regexes removed from leading-comment docstrings (C#'s XML doc tags
     ``<summary>``, ``<param name="x">``); the text of a group a regex
-    captures stays (``<see cref="PyObject"/>`` -> ``PyObject``).
+    captures stays (``<see cref="PyObject"/>`` -> ``PyObject``). JavaScript
+    and TypeScript drop lint pragmas (``eslint-disable-next-line``), JSDoc's
+    tag-only lines (``@private``, ``@override``) and tag markup
+    (``@param {number} ts - Epoch`` -> ``number ts - Epoch``).
 ``self_names``
     names a definition or container takes in the query when it stands for
     the module itself (JavaScript's ``export default function () {}`` is
