@@ -54,7 +54,17 @@ Each key is a hookgraph language id; its object has:
 ``doc_strip``
     regexes removed from leading-comment docstrings (C#'s XML doc tags
     ``<summary>``, ``<param name="x">``); the text of a group a regex
-    captures stays (``<see cref="PyObject"/>`` -> ``PyObject``).
+    captures stays (``<see cref="PyObject"/>`` -> ``PyObject``). JavaScript
+    and TypeScript drop lint pragmas (``eslint-disable-next-line``), JSDoc's
+    tag-only lines (``@private``, ``@override``) and tag markup
+    (``@param {number} ts - Epoch`` -> ``number ts - Epoch``).
+``self_names``
+    names a definition or container takes in the query when it stands for
+    the module itself (JavaScript's ``export default function () {}`` is
+    captured on ``default``, ``module.exports = {...}`` on ``exports``): such
+    a unit, or a container's members, are named after the file instead, its
+    stem (``resolveConfig.js`` -> ``resolveConfig``), or its folder's name for
+    ``index``/``main``/``mod`` files (``defaults/index.js`` -> ``defaults``).
 ``query``
     the ``.scm`` file in this folder, or a list of them concatenated in order
     (``tsx`` is ``typescript.scm`` + ``jsx.scm``).
@@ -186,6 +196,15 @@ Edge kinds: ``reference.call`` -> ``calls``, ``reference.import`` -> ``imports``
     a base class / implemented interface / implemented trait / embedded type;
     ``target_full`` as for calls (``hooks.Hookable``, ``fmt::Display``).
 
+Exports
+
+``@name.export``
+    a name the file exports without defining it as a unit here (an exported
+    constant, a re-export, a barrel's ``export * from "./core"``, CommonJS
+    ``module.exports = { parse }``): the file unit lists these after its
+    definitions (``exports: ...``), so a file that only passes names on
+    still says what it offers.
+
 Embedded blocks (``blocks`` languages only)
 
 ``@block.tag`` + ``@block.code``
@@ -278,6 +297,7 @@ class LanguageSpec:
     data: bool = False
     mask: tuple[re.Pattern[bytes], ...] = ()
     doc_strip: re.Pattern[str] | None = None
+    self_names: frozenset[str] = frozenset()
 
     @property
     def display_name(self) -> str:
@@ -329,6 +349,7 @@ def _spec(lang_id: str, entry: dict, fallback: str | None) -> LanguageSpec:
         data=bool(entry.get("data", False)),
         mask=tuple(re.compile(rx.encode(), re.MULTILINE) for rx in entry.get("mask", ())),
         doc_strip=re.compile("|".join(f"(?:{rx})" for rx in doc_strip)) if doc_strip else None,
+        self_names=frozenset(entry.get("self_names", ())),
     )
 
 
