@@ -110,7 +110,7 @@ COHERENCE = 0.0
 #: A bodiless declaration (C header prototype, ``.d.ts``) gives its place to the definition of the same name.
 DECLARATIONS_GIVE_WAY = False
 #: "what calls X?" / "what does X call?" answered from the call graph (callers or callees of X first).
-GRAPH_ANSWERS = False
+GRAPH_ANSWERS = True
 #: Units read to rank distinct files (``search_files``).
 FILES_DEPTH = 100
 
@@ -282,10 +282,13 @@ def rank(
         answered = _graph_answers(store, intent, ranked, path_glob, language)
         if answered is not None:
             ranked = answered
+    frequencies, covered = _word_evidence(store, words, ranked[:3])
     evidence = Evidence(
         intent=intent.kind,
         words=words,
-        known_words=_known_words(store, words) if words else [],
+        frequencies=frequencies,
+        covered=covered,
+        units=_unit_count(store) if words else 1,
         best_similarity=best_similarity,
         exact=any(r.exact for r in ranked[:1]),
         graph_answered=answered is not None,
@@ -741,15 +744,35 @@ def _graph_answers(
     return None
 
 
-def _known_words(store: Store, words: list[str]) -> list[str]:
-    """The query words the full-text index has at all (one cheap lookup each, no scoring)."""
-    known = []
+def _unit_count(store: Store) -> int:
+    """About how many units the index has (the largest id: one index lookup, not a count)."""
+    row = store.db.execute("SELECT max(rowid) FROM units").fetchone()
+    return int(row[0] or 1) if row else 1
+
+
+#: A word's document frequency is counted up to this many units (enough to tell common from rare).
+FREQUENCY_CAP = 500
+
+
+def _word_evidence(store: Store, words: list[str], top: list[Result]) -> tuple[list[int], list[list[bool]]]:
+    """Per query word: in how many units it occurs (capped), and whether each top answer holds it.
+
+    A few small full-text lookups per word (no scoring); what the confidence
+    model reads (:mod:`hookgraph.search.confidence`).
+    """
+    frequencies: list[int] = []
+    covered: list[list[bool]] = [[] for _ in top]
     for w in words:
+        match = fts_query([w])
         try:
-            hit = store.db.execute("SELECT rowid FROM fts_units WHERE fts_units MATCH ? LIMIT 1",
-                                   (fts_query([w]),)).fetchone()
+            row = store.db.execute("SELECT count(*) FROM (SELECT rowid FROM fts_units WHERE fts_units MATCH ? LIMIT ?)",
+                                   (match, FREQUENCY_CAP)).fetchone()
+            n = int(row[0]) if row else 0
+            hits = [n > 0 and store.db.execute("SELECT rowid FROM fts_units WHERE fts_units MATCH ? AND rowid = ?",
+                                               (match, r.unit.id)).fetchone() is not None for r in top]
         except apsw.SQLError:  # an odd word FTS5 refuses: unknown, like one it does not have
-            hit = None
-        if hit:
-            known.append(w)
-    return known
+            n, hits = 0, [False] * len(top)
+        frequencies.append(n)
+        for cover, hit in zip(covered, hits):
+            cover.append(bool(hit))
+    return frequencies, covered

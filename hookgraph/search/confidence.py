@@ -1,6 +1,31 @@
-"""How sure a ranking is: a calibrated confidence per answer, and a strong/weak verdict.
+"""How sure a ranking is: a confidence per answer, and a strong/weak verdict per query.
 
-(placeholder: calibrated in a later commit)
+``ask`` must not present an unrelated unit as the answer to a question the
+index cannot answer ("JWT authentication" asked of a project that has none,
+``wt_only_func`` when no such name exists). The verdict is made per query,
+from what the query showed as a whole, by three rules and one fitted model:
+
+* an identifier-like query (one name) that some unit is named exactly is
+  **strong** (:data:`EXACT_CONFIDENCE`); one that no unit is named is
+  **weak** (:data:`NO_EXACT_CONFIDENCE`), whatever resembles it;
+* a plain-word graph question ("what calls X?") answered from the call
+  graph is **strong** (:data:`GRAPH_CONFIDENCE`);
+* any other question gets a logistic model over four numbers
+  (:func:`features`): how many of its words the full-text index knows at all
+  (log of the count), how many it does not know (at most 3), how much of the
+  question's specificity the best of the top three units covers (each word
+  weighted by its inverse document frequency, a word the index does not know
+  as the rarest), and the best cosine similarity of the question to any unit.
+  People ask about what a project has in many of its own words; a question
+  about what it does not have is short and hinges on a word the project
+  never uses ("OAuth", "Kafka", "websocket").
+
+The model's weights (:data:`WEIGHTS`) were fitted on the tuned projects of
+``eval/`` (absent questions against every answerable question, classes
+balanced, checked leaving each project out in turn); see eval/RESULTS.md.
+The best answer's confidence is that probability; each further answer's is
+the best one's scaled by its score's share of the best score. The verdict is
+``"strong"`` when the best confidence reaches :data:`MATCH_THRESHOLD`.
 """
 
 from __future__ import annotations
@@ -9,42 +34,63 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Evidence", "features", "score_results", "score_files", "verdict", "MATCH_THRESHOLD"]
+__all__ = ["Evidence", "features", "query_confidence", "score_results", "score_files", "verdict",
+           "MATCH_THRESHOLD"]
 
 #: The verdict is "strong" when the best answer's confidence reaches this.
-MATCH_THRESHOLD = 0.0
+MATCH_THRESHOLD = 0.5
+#: An identifier some unit is named exactly; one no unit is named; a question the graph answered.
+EXACT_CONFIDENCE = 0.95
+NO_EXACT_CONFIDENCE = 0.1
+GRAPH_CONFIDENCE = 0.95
+#: At most this many unknown words count (a long question may have several odd words).
+UNKNOWN_CAP = 3
 
 
 @dataclass
 class Evidence:
-    """What the query showed as a whole: its kind, its words and how many the index knows, the best meaning match."""
+    """What the query showed as a whole (filled in by :func:`hookgraph.search.rank`).
+
+    ``frequencies``: per query word, in how many units it occurs (capped by
+    the lookup; 0: the index does not know it). ``covered``: for each of the
+    top three answers, which query words occur in it. ``units``: how many
+    units the index has (for the inverse document frequency).
+    """
 
     intent: str
     words: list[str] = field(default_factory=list)
-    known_words: list[str] = field(default_factory=list)
+    frequencies: list[int] = field(default_factory=list)
+    covered: list[list[bool]] = field(default_factory=list)
+    units: int = 1
     best_similarity: float | None = None
     exact: bool = False
     graph_answered: bool = False
 
 
-def features(rank: int, score: float, top_score: float, exact: bool, graph: bool, e: Evidence) -> dict[str, float]:
-    """The numbers a confidence is computed from (also what eval/calibrate.py fits)."""
-    n = len(e.words)
+def _specificity_covered(e: Evidence) -> float:
+    """The share of the query's specificity (IDF-weighted words) the best-covering top answer holds."""
+    n = max(e.units, 1)
+    idf = [math.log(n / (f + 1)) if f > 0 else math.log(n) for f in e.frequencies]
+    total = sum(w for w in idf if w > 0)
+    if total <= 0:
+        return 0.0
+    return max((sum(w for w, hit in zip(idf, cover) if hit and w > 0) / total for cover in e.covered), default=0.0)
+
+
+def features(e: Evidence) -> dict[str, float]:
+    """The numbers a question's confidence is computed from (the model's inputs)."""
+    known = sum(1 for f in e.frequencies if f > 0)
     return {
-        "share_of_top": score / top_score if top_score > 0 else 0.0,
-        "first": 1.0 if rank == 1 else 0.0,
-        "log_rank": math.log(rank),
-        "exact": 1.0 if exact else 0.0,
-        "graph": 1.0 if graph else 0.0,
-        "known_share": len(e.known_words) / n if n else 1.0,
+        "log_known": math.log1p(known),
+        "unknown": float(min(len(e.frequencies) - known, UNKNOWN_CAP)),
+        "covered": _specificity_covered(e),
         "similarity": e.best_similarity if e.best_similarity is not None else 0.0,
-        "no_vectors": 1.0 if e.best_similarity is None else 0.0,
-        "identifier": 1.0 if e.intent == "identifier" else 0.0,
     }
 
 
-#: Logistic weights over :func:`features` (intercept under "bias").
-WEIGHTS: dict[str, float] = {"bias": 0.0}
+#: Logistic weights over :func:`features` (intercept under "bias"), fitted on eval/'s tuned projects.
+WEIGHTS: dict[str, float] = {"bias": -9.924, "log_known": 4.81, "unknown": -0.05, "covered": 2.274,
+                             "similarity": 1.533}
 
 
 def _logistic(values: dict[str, float]) -> float:
@@ -52,20 +98,40 @@ def _logistic(values: dict[str, float]) -> float:
     return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
 
 
+def query_confidence(e: Evidence) -> tuple[float, dict[str, float]]:
+    """The best answer's confidence for this query, and what it was computed from."""
+    if e.intent == "identifier":
+        return (EXACT_CONFIDENCE if e.exact else NO_EXACT_CONFIDENCE), {"exact": 1.0 if e.exact else 0.0}
+    if e.graph_answered:
+        return GRAPH_CONFIDENCE, {"graph": 1.0}
+    values = features(e)
+    return _logistic(values), values
+
+
 def score_results(ranked: list[Any], evidence: Evidence) -> None:
-    """Set ``confidence`` on every ranked result, in place."""
-    top_score = ranked[0].score if ranked else 0.0
-    for i, r in enumerate(ranked, 1):
-        r.features = features(i, r.score, top_score, r.exact, r.graph == 1.0, evidence)
-        r.confidence = _logistic(r.features)
+    """Set ``confidence`` (and ``features``) on every ranked result, in place."""
+    if not ranked:
+        return
+    best, values = query_confidence(evidence)
+    top_score = ranked[0].score
+    for r in ranked:
+        share = r.score / top_score if top_score > 0 else 0.0
+        r.confidence = round(best * max(0.0, min(1.0, share)), 4)
+        r.features = values
+    ranked[0].confidence = round(best, 4)
 
 
 def score_files(files: list[Any], results: list[Any]) -> None:
-    """Set ``confidence`` on ranked files, in place (placeholder)."""
+    """Set ``confidence`` on ranked files, in place: the query's confidence scaled by the file's share."""
+    if not files or not results:
+        return
+    best = results[0].confidence
+    top_score = files[0].score
     for f in files:
-        f.confidence = max((u.confidence for u in f.units), default=0.0)
+        share = f.score / top_score if top_score > 0 else 0.0
+        f.confidence = round(best * max(0.0, min(1.0, share)), 4)
 
 
 def verdict(results: list[Any]) -> str:
-    """``"strong"`` when any answer's confidence reaches ``MATCH_THRESHOLD``, else ``"weak"``."""
-    return "strong" if any(r.confidence >= MATCH_THRESHOLD for r in results) and results else "weak"
+    """``"strong"`` when the best answer's confidence reaches ``MATCH_THRESHOLD``, else ``"weak"``."""
+    return "strong" if results and max(r.confidence for r in results) >= MATCH_THRESHOLD else "weak"
