@@ -31,13 +31,13 @@ if TYPE_CHECKING:
 __all__ = ["FileResult", "rank_files"]
 
 #: Share of the 2nd and 3rd best units' scores added to a file's best.
-FILE_COHERENCE = 0.0
+FILE_COHERENCE = 0.3
 #: Per question word matching the file's stem / one of its last two folders.
 FILE_STEM_BOOST = 0.0
 FILE_FOLDER_BOOST = 0.0
 #: Factor for documentation (Markdown/reST) and for data, markup and text chunks (fallback formats).
-FILE_DOC_WEIGHT = 1.0
-FILE_DATA_WEIGHT = 1.0
+FILE_DOC_WEIGHT = 0.5
+FILE_DATA_WEIGHT = 0.5
 
 
 @dataclass
