@@ -72,7 +72,8 @@ def test_ask_json_contract(app_repo: Path) -> None:
     proc = run_cli(app_repo, "ask", "--json", "--top", "3", "retry a download after a network error")
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
-    assert set(payload) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "notes", "results"}
+    assert set(payload) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "notes", "match", "results"}
+    assert payload["match"] == "strong"
     assert payload["pending_vectors"] == 0  # `index --wait` embedded everything
     assert payload["query"] == "retry a download after a network error"
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=app_repo, env=clean_env(),
@@ -82,7 +83,8 @@ def test_ask_json_contract(app_repo: Path) -> None:
     assert 1 <= len(payload["results"]) <= 3
     first = payload["results"][0]
     assert set(first) == {"path", "symbol", "kind", "start_line", "end_line", "score", "lexical",
-                          "semantic", "graph", "snippet"}
+                          "semantic", "graph", "confidence", "snippet"}
+    assert 0.5 <= first["confidence"] <= 1.0
     assert (first["path"], first["symbol"], first["kind"]) == ("app.py", "fetch_page", "function")
     assert (first["start_line"], first["end_line"]) == (6, 13)
     assert first["snippet"] == "Download a page, trying again when the network fails."

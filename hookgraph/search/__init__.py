@@ -41,7 +41,7 @@ from hookgraph.search import confidence as _confidence
 from hookgraph.search.confidence import Evidence
 from hookgraph.search.files import FileResult, rank_files
 from hookgraph.search.graph import SymbolNotFound, callees_of, callers_of, find_symbol, resolve_call, resolve_name
-from hookgraph.search.intent import Intent, looks_like_identifier, read_intent
+from hookgraph.search.intent import Intent, is_code_name, looks_like_identifier, read_intent
 from hookgraph.search.paths import matched_words, path_words
 from hookgraph.store import Store, UnitRow
 
@@ -292,6 +292,7 @@ def rank(
         best_similarity=best_similarity,
         exact=any(r.exact for r in ranked[:1]),
         graph_answered=answered is not None,
+        code_name=intent.kind == "identifier" and is_code_name(query.strip()),
     )
     _confidence.score_results(ranked, evidence)
     return ranked

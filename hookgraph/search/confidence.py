@@ -5,7 +5,8 @@ index cannot answer ("JWT authentication" asked of a project that has none,
 ``wt_only_func`` when no such name exists). The verdict is made per query,
 from what the query showed as a whole, by three rules and one fitted model:
 
-* an identifier-like query (one name) that some unit is named exactly is
+* a query written as a code name (``snake_case``, ``camelCase``, ``Foo.bar``,
+  ``LZ4F_x``; not a plain word like ``retry``) that some unit is named exactly is
   **strong** (:data:`EXACT_CONFIDENCE`); one that no unit is named is
   **weak** (:data:`NO_EXACT_CONFIDENCE`), whatever resembles it;
 * a plain-word graph question ("what calls X?") answered from the call
@@ -13,7 +14,8 @@ from what the query showed as a whole, by three rules and one fitted model:
 * any other question gets a logistic model over five numbers
   (:func:`features`): how many of its words the full-text index knows at all
   (log of the count, counted up to 3), how many it does not know (at most 3)
-  and their share of its words, how much of the question's specificity the
+  and their share of its words (both weigh less in an index of fewer than
+  :data:`VOCABULARY_UNITS` units), how much of the question's specificity the
   best of the top three units covers (each word weighted by its inverse
   document frequency, a word the index does not know as the rarest), and the
   best cosine similarity of the question to any unit. A question about what
@@ -51,6 +53,9 @@ NO_EXACT_CONFIDENCE = 0.1
 GRAPH_CONFIDENCE = 0.95
 #: At most this many unknown words count (a long question may have several odd words).
 UNKNOWN_CAP = 3
+#: Unknown words weigh in full from an index of this many units on, less below (log scale): a small
+#: repository's vocabulary lacks many words that a question about it may still fairly use.
+VOCABULARY_UNITS = 1000
 #: Known words count up to this many (see the module docstring: length is not evidence).
 KNOWN_CAP = 3
 
@@ -73,6 +78,8 @@ class Evidence:
     best_similarity: float | None = None
     exact: bool = False
     graph_answered: bool = False
+    #: The query is one name written as code (not a plain word that happens to be one token).
+    code_name: bool = False
 
 
 def _specificity_covered(e: Evidence) -> float:
@@ -89,17 +96,18 @@ def features(e: Evidence) -> dict[str, float]:
     """The numbers a question's confidence is computed from (the model's inputs)."""
     known = sum(1 for f in e.frequencies if f > 0)
     unknown = len(e.frequencies) - known
+    vocabulary = min(1.0, math.log(max(e.units, 2)) / math.log(VOCABULARY_UNITS))
     return {
         "log_known": math.log1p(min(known, KNOWN_CAP)),
-        "unknown": float(min(unknown, UNKNOWN_CAP)),
-        "unknown_share": unknown / len(e.frequencies) if e.frequencies else 0.0,
+        "unknown": vocabulary * min(unknown, UNKNOWN_CAP),
+        "unknown_share": vocabulary * (unknown / len(e.frequencies) if e.frequencies else 0.0),
         "covered": _specificity_covered(e),
         "similarity": e.best_similarity if e.best_similarity is not None else 0.0,
     }
 
 
 #: Logistic weights over :func:`features` (intercept under "bias"), fitted on eval/'s tuned projects.
-WEIGHTS: dict[str, float] = {"bias": -5.24, "log_known": 2.9, "unknown": 0.26, "unknown_share": -4.31,
+WEIGHTS: dict[str, float] = {"bias": -5.32, "log_known": 2.97, "unknown": 0.22, "unknown_share": -4.22,
                              "covered": 2.08, "similarity": 2.77}
 
 
@@ -110,7 +118,7 @@ def _logistic(values: dict[str, float]) -> float:
 
 def query_confidence(e: Evidence) -> tuple[float, dict[str, float]]:
     """The best answer's confidence for this query, and what it was computed from."""
-    if e.intent == "identifier":
+    if e.intent == "identifier" and (e.exact or e.code_name):
         return (EXACT_CONFIDENCE if e.exact else NO_EXACT_CONFIDENCE), {"exact": 1.0 if e.exact else 0.0}
     if e.graph_answered:
         return GRAPH_CONFIDENCE, {"graph": 1.0}
