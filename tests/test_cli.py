@@ -107,14 +107,17 @@ def test_ask_plain_output(app_repo: Path) -> None:
 
 
 def test_ask_filters_by_language_and_path(app_repo: Path) -> None:
-    payload = json.loads(run_cli(app_repo, "ask", "--json", "--lang", "go", "limit a number", check=True).stdout)
+    payload = json.loads(run_cli(app_repo, "ask", "--json", "--lang", "go", "clamp limits to the range", check=True).stdout)
     assert payload["results"] and {r["path"] for r in payload["results"]} == {"lib/util.go"}
-    payload = json.loads(run_cli(app_repo, "ask", "--json", "--path", "lib/", "page", check=True).stdout)
-    assert all(r["path"].startswith("lib/") for r in payload["results"])
+    proc = run_cli(app_repo, "ask", "--json", "--path", "lib/", "page")
+    payload = json.loads(proc.stdout)
+    assert payload["results"] and all(r["path"].startswith("lib/") for r in payload["results"])
+    # nothing under lib/ is about pages: the answer says so and ask exits 1, as for no results
+    assert payload["match"] == "weak" and proc.returncode == 1
 
 
 def test_ask_context_pack_fits_the_budget(app_repo: Path) -> None:
-    out = run_cli(app_repo, "ask", "--context", "120", "retry a download", check=True).stdout
+    out = run_cli(app_repo, "ask", "--context", "120", "download a page and try again when the network fails", check=True).stdout
     assert "def fetch_page" in out
     assert len(out) <= 120 * 4 + 200  # budget in chars/4 tokens, plus headers' slack
 

@@ -97,7 +97,7 @@ def read_intent(query: str) -> Intent:
         return Intent("identifier", (q,))
     for pattern, direction in _GRAPH:
         m = pattern.match(q)
-        if m and m.group("x").lower() not in _NOT_NAMES:
+        if m and m.group("x").rstrip("?!").lower() not in _NOT_NAMES:
             x = m.group("x")
             return Intent("graph", (x,), direction, x)
     return Intent("question", code_names(q))
