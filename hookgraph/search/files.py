@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 
 __all__ = ["FileResult", "rank_files"]
 
-#: Share of the 2nd and 3rd best units' scores added to a file's best.
+#: Share of the next best units' scores (``FILE_COHERENCE_UNITS`` of them) added to a file's best.
 FILE_COHERENCE = 0.3
+FILE_COHERENCE_UNITS = 2
 #: Per question word matching the file's stem / one of its last two folders.
 FILE_STEM_BOOST = 0.0
 FILE_FOLDER_BOOST = 0.0
@@ -74,7 +75,7 @@ def rank_files(results: list[Result], words: list[str], *, top: int = 10, units_
         best = members[0]
         f = FileResult(path, best.unit.language, best.score)
         if FILE_COHERENCE and len(members) > 1:
-            f.score += FILE_COHERENCE * sum(m.score for m in members[1:3])
+            f.score += FILE_COHERENCE * sum(m.score for m in members[1:1 + FILE_COHERENCE_UNITS])
             f.reasons.append("several units answer")
         if FILE_STEM_BOOST or FILE_FOLDER_BOOST:
             pw = path_words(path)
