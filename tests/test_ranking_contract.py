@@ -163,3 +163,70 @@ def test_an_index_of_a_fresh_repo_answers_in_process(tmp_path: Path, embedder) -
     with Store(repo / ".hookgraph" / "index.db") as store:
         assert answer_match(search(store, "NoSuchHandler", embedder=embedder)) == "weak"
         assert answer_match(search(store, "load_page", embedder=embedder)) == "strong"
+
+
+HEADER = """#ifndef SUM_H
+#define SUM_H
+
+/* Add two integers and return their sum, saturating at INT_MAX. */
+int sum_saturating(int a, int b);
+
+#endif
+"""
+
+SOURCE = """#include <limits.h>
+#include "sum.h"
+
+int sum_saturating(int a, int b)
+{
+    if (a > 0 && b > INT_MAX - a)
+        return INT_MAX;
+    return a + b;
+}
+"""
+
+BEAN = """package num;
+
+/** A guessing game: the player guesses a number until it is found. */
+public class GuessBean {
+    private int answer;
+
+    /** Starts a new game with a random answer. */
+    public GuessBean() {
+        answer = 42;
+    }
+
+    public boolean guess(int n) {
+        return n == answer;
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def definitions_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
+    repo = make_repo(tmp_path_factory.mktemp("defs") / "d", {"sum.h": HEADER, "sum.c": SOURCE, "GuessBean.java": BEAN})
+    index_now(repo, embedder)
+    return repo
+
+
+def test_an_identifier_finds_its_definition_before_its_declaration(definitions_repo: Path, embedder) -> None:
+    with Store(definitions_repo / ".hookgraph" / "index.db") as store:
+        first, second = search(store, "sum_saturating", top=2, embedder=embedder)
+    assert (first.unit.path, second.unit.path) == ("sum.c", "sum.h")
+    assert first.exact and second.exact and first.score >= second.score
+
+
+def test_an_identifier_finds_the_class_before_its_constructor(definitions_repo: Path, embedder) -> None:
+    with Store(definitions_repo / ".hookgraph" / "index.db") as store:
+        ranked = search(store, "GuessBean", top=3, embedder=embedder)
+    names = [r.unit.qualname for r in ranked if r.exact]
+    assert names[:2] == ["GuessBean", "GuessBean.GuessBean"]
+
+
+def test_a_question_answered_by_a_prototype_shows_the_definition_first(definitions_repo: Path, embedder) -> None:
+    """The header's comment matches the words; the definition in the .c file is what a reader opens."""
+    with Store(definitions_repo / ".hookgraph" / "index.db") as store:
+        ranked = search(store, "add two integers, saturating at the maximum", top=5, embedder=embedder)
+    paths = [r.unit.path for r in ranked if r.unit.name == "sum_saturating"]
+    assert paths[:2] == ["sum.c", "sum.h"]

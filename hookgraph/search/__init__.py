@@ -108,7 +108,10 @@ FOLDER_BOOST = 0.0
 #: A file with several strong units lifts its best one by this share of the next best two.
 COHERENCE = 0.0
 #: A bodiless declaration (C header prototype, ``.d.ts``) gives its place to the definition of the same name.
-DECLARATIONS_GIVE_WAY = False
+DECLARATIONS_GIVE_WAY = True
+#: Among units named exactly as an identifier query, the one that defines it first: a definition before
+#: its bodiless declaration (C header prototype), a class before its own constructor (Java ``X.X``).
+DEFINITIONS_FIRST = True
 #: "what calls X?" / "what does X call?" answered from the call graph (callers or callees of X first).
 GRAPH_ANSWERS = True
 #: Units read to rank distinct files (``search_files``).
@@ -277,6 +280,8 @@ def rank(
             ranked = _containers_after_members(ranked, depth, tuple(DEDUP_CONTAINERS.split(",")))
         if SECTIONS_PER_DOCUMENT:
             ranked = _document_sections_spread(ranked, depth, SECTIONS_PER_DOCUMENT)
+    if intent.kind == "identifier" and DEFINITIONS_FIRST:
+        ranked = _defining_first(ranked)
     answered = None
     if intent.kind == "graph" and GRAPH_ANSWERS:
         answered = _graph_answers(store, intent, ranked, path_glob, language)
@@ -694,6 +699,35 @@ def _definitions_before_declarations(
         out.append(r)
         placed.add(r.unit.id)
     return out + [r for r in ranked if r.unit.id not in placed]
+
+
+def _defining_first(ranked: list[Result]) -> list[Result]:
+    """Reorder the exact-name matches so the defining unit leads (see ``DEFINITIONS_FIRST``).
+
+    The exact matches keep the places (and scores) they held; only who
+    stands where among them changes: definitions before declarations, a
+    class before a constructor named after it.
+    """
+    exact = [r for r in ranked if r.exact]
+    if len(exact) < 2:
+        return ranked
+    named = {r.unit.qualname for r in exact}
+
+    def defers(r: Result) -> tuple[bool, bool]:
+        u = r.unit
+        constructor = u.kind == "method" and u.parent is not None and u.parent in named and last_part(u.parent) == u.name
+        return _is_declaration(u), constructor
+
+    reordered = sorted(exact, key=defers)  # stable: ties keep the ranking's order
+    if reordered == exact:
+        return ranked
+    scores = [r.score for r in exact]
+    for r, score in zip(reordered, scores):
+        if r.score != score:
+            r.reasons.append("defines the name")
+        r.score = score
+    it = iter(reordered)
+    return [next(it) if r.exact else r for r in ranked]
 
 
 def _graph_answers(
