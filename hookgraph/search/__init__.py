@@ -657,13 +657,20 @@ _DECLARATION_KINDS = frozenset({"function", "method"})
 
 
 def _is_declaration(unit: UnitRow) -> bool:
-    """A function or method written without a body: a C/C++ prototype, a ``.d.ts`` signature."""
-    if unit.kind not in _DECLARATION_KINDS:
+    """A function or method declared without a body: a prototype in a C/C++ header, a ``.d.ts`` signature.
+
+    Only in the files made for declarations (:data:`_DECLARATION_FILES`): a
+    one-line Python or Go function is a definition however short it is.
+    """
+    if unit.kind not in _DECLARATION_KINDS or not unit.path.endswith(_DECLARATION_FILES):
         return False
     return unit.path.endswith((".d.ts", ".d.cts", ".d.mts")) or (
-        unit.start_line == unit.end_line and unit.signature.rstrip().endswith((")", ";"))
-        and "{" not in unit.signature
+        unit.start_line == unit.end_line and "{" not in unit.signature
     )
+
+
+#: Files that hold declarations whose definitions live elsewhere: C/C++ headers, TypeScript declaration files.
+_DECLARATION_FILES = (".h", ".hh", ".hpp", ".hxx", ".h++", ".d.ts", ".d.cts", ".d.mts")
 
 
 def _definitions_before_declarations(
