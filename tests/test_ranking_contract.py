@@ -76,9 +76,18 @@ def test_a_code_name_that_does_not_exist_is_weak_and_exits_1(app: Path) -> None:
     assert code == 1 and payload["match"] == "weak"
     assert all(r["confidence"] < 0.5 for r in payload["results"])
     proc = run_cli(app, "ask", "wt_only_func")
-    assert proc.returncode == 1
+    assert proc.returncode == 1 and proc.stdout  # the nearest units are still listed
+    # one line says so: here the note that no unit has that name
+    assert proc.stderr.splitlines() == ["note: no unit is named wt_only_func in the index"]
+
+
+def test_a_question_about_what_is_not_there_says_so_in_one_line(app: Path) -> None:
+    proc = run_cli(app, "ask", "OAuth login with JWT tokens")
+    assert proc.returncode == 1 and proc.stdout
     weak = [line for line in proc.stderr.splitlines() if "no strong match" in line]
     assert len(weak) == 1 and weak[0].startswith("hookgraph: no strong match in the index (best confidence 0.")
+    code, payload = ask_json(app, "OAuth login with JWT tokens")
+    assert code == 1 and payload["match"] == "weak"
 
 
 def test_an_exact_name_is_strong(app: Path) -> None:

@@ -179,7 +179,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
     """
     from hookgraph.sync import freshness
     from hookgraph.cli.coverage import ask_notes
-    from hookgraph.cli.output import print_results, weak_line
+    from hookgraph.cli.output import explains_weak, print_results, weak_line
     from hookgraph.search import answer_match, search, search_files
 
     if as_json and fmt not in (None, "json"):
@@ -215,7 +215,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
             from hookgraph.search.pack import build_pack, render_pack
 
             pieces = build_pack(root, store, results, context_tokens)
-            if match == "weak" and results:
+            if match == "weak" and results and not explains_weak(notes):
                 click.echo(f"hookgraph: {weak_line(results)}", err=True)
             for note in notes:
                 click.echo(f"note: {shown(note)}", err=True)

@@ -86,6 +86,11 @@ def ask_payload(query: str, indexed_commit: str | None, stale_paths: list[str], 
     return payload
 
 
+def explains_weak(notes: list[str] | None) -> bool:
+    """Whether a note already says why nothing matches strongly ("no unit is named X"): then it is the one line."""
+    return any(note.startswith("no unit is named") for note in notes or ())
+
+
 def weak_line(results: list[Any]) -> str:
     """The one line plain output prints when nothing matches strongly (``match`` is ``"weak"``)."""
     if not results:
@@ -219,7 +224,7 @@ def print_results(
         payload = ask_payload(query, indexed_commit, stale_paths, results, pending_vectors, notes, match, files)
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
-    if match == "weak" and results:
+    if match == "weak" and results and not explains_weak(notes):
         click.echo(f"hookgraph: {weak_line(results)}", err=True)
     for note in notes or ():
         click.echo(f"note: {shown(note)}", err=True)

@@ -18,7 +18,8 @@ from what the query showed as a whole, by three rules and one fitted model:
   :data:`VOCABULARY_UNITS` units), how much of the question's specificity the
   best of the top three units covers (each word weighted by its inverse
   document frequency, a word the index does not know as the rarest), and the
-  best cosine similarity of the question to any unit. A question about what
+  best cosine similarity of the question to any unit (without vectors, as
+  with ``--no-semantic``, a typical value: no evidence either way). A question about what
   a project does not have usually hinges on a word the project never uses
   ("OAuth", "Kafka", "websocket"), or its rare words are spread over units
   that each hold one of them.
@@ -56,6 +57,9 @@ UNKNOWN_CAP = 3
 #: Unknown words weigh in full from an index of this many units on, less below (log scale): a small
 #: repository's vocabulary lacks many words that a question about it may still fairly use.
 VOCABULARY_UNITS = 1000
+#: The similarity assumed when there is none (``--no-semantic``, vectors still being embedded): the median
+#: best similarity of answerable questions on eval/, so missing evidence counts neither way.
+NO_VECTOR_SIMILARITY = 0.55
 #: Known words count up to this many (see the module docstring: length is not evidence).
 KNOWN_CAP = 3
 
@@ -102,7 +106,7 @@ def features(e: Evidence) -> dict[str, float]:
         "unknown": vocabulary * min(unknown, UNKNOWN_CAP),
         "unknown_share": vocabulary * (unknown / len(e.frequencies) if e.frequencies else 0.0),
         "covered": _specificity_covered(e),
-        "similarity": e.best_similarity if e.best_similarity is not None else 0.0,
+        "similarity": e.best_similarity if e.best_similarity is not None else NO_VECTOR_SIMILARITY,
     }
 
 
