@@ -72,7 +72,8 @@ def test_ask_json_contract(app_repo: Path) -> None:
     proc = run_cli(app_repo, "ask", "--json", "--top", "3", "retry a download after a network error")
     assert proc.returncode == 0, proc.stderr
     payload = json.loads(proc.stdout)
-    assert set(payload) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "notes", "results"}
+    assert set(payload) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "notes", "match", "results"}
+    assert payload["match"] == "strong"
     assert payload["pending_vectors"] == 0  # `index --wait` embedded everything
     assert payload["query"] == "retry a download after a network error"
     head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=app_repo, env=clean_env(),
@@ -82,7 +83,8 @@ def test_ask_json_contract(app_repo: Path) -> None:
     assert 1 <= len(payload["results"]) <= 3
     first = payload["results"][0]
     assert set(first) == {"path", "symbol", "kind", "start_line", "end_line", "score", "lexical",
-                          "semantic", "graph", "snippet"}
+                          "semantic", "graph", "confidence", "snippet"}
+    assert 0.5 <= first["confidence"] <= 1.0
     assert (first["path"], first["symbol"], first["kind"]) == ("app.py", "fetch_page", "function")
     assert (first["start_line"], first["end_line"]) == (6, 13)
     assert first["snippet"] == "Download a page, trying again when the network fails."
@@ -105,14 +107,17 @@ def test_ask_plain_output(app_repo: Path) -> None:
 
 
 def test_ask_filters_by_language_and_path(app_repo: Path) -> None:
-    payload = json.loads(run_cli(app_repo, "ask", "--json", "--lang", "go", "limit a number", check=True).stdout)
+    payload = json.loads(run_cli(app_repo, "ask", "--json", "--lang", "go", "clamp limits to the range", check=True).stdout)
     assert payload["results"] and {r["path"] for r in payload["results"]} == {"lib/util.go"}
-    payload = json.loads(run_cli(app_repo, "ask", "--json", "--path", "lib/", "page", check=True).stdout)
-    assert all(r["path"].startswith("lib/") for r in payload["results"])
+    proc = run_cli(app_repo, "ask", "--json", "--path", "lib/", "page")
+    payload = json.loads(proc.stdout)
+    assert payload["results"] and all(r["path"].startswith("lib/") for r in payload["results"])
+    # nothing under lib/ is about pages: the answer says so and ask exits 1, as for no results
+    assert payload["match"] == "weak" and proc.returncode == 1
 
 
 def test_ask_context_pack_fits_the_budget(app_repo: Path) -> None:
-    out = run_cli(app_repo, "ask", "--context", "120", "retry a download", check=True).stdout
+    out = run_cli(app_repo, "ask", "--context", "120", "download a page and try again when the network fails", check=True).stdout
     assert "def fetch_page" in out
     assert len(out) <= 120 * 4 + 200  # budget in chars/4 tokens, plus headers' slack
 

@@ -48,10 +48,10 @@ def test_vimgrep_keeps_one_line_per_result_whatever_the_text(app_repo: Path) -> 
 
 
 def test_jsonl_is_one_contract_result_per_line(app_repo: Path) -> None:
-    proc = run_cli(app_repo, "ask", "--format", "jsonl", "--top", "3", "retry a download", check=True)
+    proc = run_cli(app_repo, "ask", "--format", "jsonl", "--top", "3", "download a page and try again when the network fails", check=True)
     rows = [json.loads(line) for line in proc.stdout.splitlines()]
     assert len(rows) == 3
-    contract = json.loads(run_cli(app_repo, "ask", "--json", "--top", "3", "retry a download", check=True).stdout)
+    contract = json.loads(run_cli(app_repo, "ask", "--json", "--top", "3", "download a page and try again when the network fails", check=True).stdout)
     assert rows == contract["results"]
 
 
@@ -59,7 +59,8 @@ def test_format_json_is_the_json_flag(app_repo: Path) -> None:
     a = run_cli(app_repo, "ask", "--format", "json", "--top", "2", "Cache", check=True).stdout
     b = run_cli(app_repo, "ask", "--json", "--top", "2", "Cache", check=True).stdout
     assert json.loads(a) == json.loads(b)
-    assert set(json.loads(a)) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "notes", "results"}
+    assert set(json.loads(a)) == {"query", "indexed_commit", "stale_paths", "pending_vectors", "notes", "match",
+                                  "results"}
 
 
 def test_json_flag_and_another_format_disagree(app_repo: Path) -> None:

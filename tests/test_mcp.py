@@ -31,7 +31,7 @@ def compute_invoice_total(lines, tax_rate):
 
 TOOLS = {"search", "context", "callers", "callees", "status"}
 CONTRACT_RESULT_FIELDS = {"path", "symbol", "kind", "start_line", "end_line", "score", "lexical", "semantic",
-                          "graph", "snippet"}
+                          "graph", "confidence", "snippet"}
 
 Session = Callable[[str, dict[str, Any]], Awaitable[Any]]
 
@@ -87,7 +87,9 @@ def test_lists_the_tools_and_answers_each_one(app_repo: Path) -> None:
             assert tool.description and tool.output_schema, tool.name
 
         found = ok(await call("search", {"query": "retry a download after a network error", "top": 3}))
-        assert set(found) == {"query", "indexed_commit", "stale_paths", "uncommitted_paths", "pending_vectors", "results"}
+        assert set(found) == {"query", "indexed_commit", "stale_paths", "uncommitted_paths", "pending_vectors", "match",
+                              "results"}
+        assert found["match"] == "strong"
         assert found["indexed_commit"] == commit and found["stale_paths"] == [] and found["uncommitted_paths"] == []
         assert 1 <= len(found["results"]) <= 3
         best = found["results"][0]
@@ -98,7 +100,13 @@ def test_lists_the_tools_and_answers_each_one(app_repo: Path) -> None:
         method = ok(await call("search", {"query": "lookup", "top": 1, "path": "app.py", "lang": "python"}))
         assert method["results"][0]["symbol"] == "Cache.lookup"
 
-        packed = ok(await call("context", {"query": "retry a download", "budget": 150}))
+        files = ok(await call("search", {"query": "download a page and try again when the network fails", "top": 2,
+                                         "files": True}))
+        assert files["match"] == "strong" and files["files"][0]["path"] == "app.py"
+        assert files["files"][0]["units"][0]["symbol"] == "fetch_page"
+        assert files["results"] == [u for f in files["files"] for u in f["units"]]
+
+        packed = ok(await call("context", {"query": "download a page and try again when the network fails", "budget": 150}))
         assert "def fetch_page" in packed["text"]
         assert 0 < packed["tokens"] <= 150
         assert packed["pieces"][0] == {"path": "app.py", "start_line": 4, "end_line": 11, "symbol": "fetch_page",

@@ -514,7 +514,7 @@ def test_python_file_unit_fingerprint():
     assert file_unit.docstring == "Session management for the HTTP client."
     assert file_unit.text == (
         "src/requests/sessions.py\n"
-        "defines: merge_setting, SessionRedirectMixin, Session, session\n"
+        "defines: merge_setting, SessionRedirectMixin (resolve_redirects), Session (Config, __init__, closed, request), session\n"
         "Session management for the HTTP client."
     )
 
@@ -536,7 +536,7 @@ def test_javascript():
     }
     fetch = unit(pf, "fetchJson")
     assert fetch.signature == "export const fetchJson = async (url, options = {}) =>"
-    assert fetch.docstring == "Fetch a URL and decode its JSON body.\n@param {string} url"
+    assert fetch.docstring == "Fetch a URL and decode its JSON body.\nstring url"  # JSDoc markup dropped
     assert unit(pf, "ApiClient.get").signature == "async get(resource)"
     assert unit(pf, "ApiClient.get").docstring == "Retry a GET until it succeeds."
     assert unit(pf, "ApiClient").signature == "export class ApiClient extends EventEmitter"
@@ -657,14 +657,15 @@ def test_functions_in_object_literals_are_units(path):
     """A module written as an object of functions has units, in all three ECMAScript grammars."""
     pf = parse_file(path, OBJECT_MODULE.encode())
     assert not pf.had_errors
+    # the default-exported object is the module: its members are named after the file
     assert units_of(pf) == {
-        ("function", "getAdapter", 5, 7),
-        ("function", "isKnown", 8, 10),
-        ("function", "legacy", 11, 11),
+        ("method", "adapters.getAdapter", 5, 7),
+        ("method", "adapters.isKnown", 8, 10),
+        ("method", "adapters.legacy", 11, 11),
         ("function", "reset", 14, 14),
     }
-    assert has_edge(pf, "calls", "getAdapter", "find")
-    assert has_edge(pf, "calls", "isKnown", "has")
+    assert has_edge(pf, "calls", "adapters.getAdapter", "find")
+    assert has_edge(pf, "calls", "adapters.isKnown", "has")
     assert has_edge(pf, "calls", "reset", "clear")
 
 
@@ -810,3 +811,214 @@ def test_java():
     assert has_edge(pf, "inherits", "OrderService", "AbstractService", line=11)
     assert has_edge(pf, "inherits", "OrderService", "Closeable")
     assert has_edge(pf, "inherits", "OrderService", "Repository")
+
+
+# CommonJS in the style of express 4 (lib/router/index.js, lib/response.js) and of
+# axios 1.x's lib/core/AxiosError.js: a constructor with prototype methods, functions
+# kept on objects, a module that is one function, and a lint pragma above a definition.
+COMMONJS = """'use strict';
+
+var methods = require('methods');
+
+/**
+ * Initialize a new `Router` with the given `options`.
+ */
+function Router(options) {
+  this.stack = [];
+}
+
+/** Dispatch a req, res into the router. */
+Router.prototype.handle = function handle(req, res, out) {
+  return next(req, res);
+};
+
+Router.prototype = {
+  route(path) { return new Route(path); },
+  use: function use(fn) { this.stack.push(fn); },
+};
+
+// eslint-disable-next-line func-names
+Router.from = (other) => copy(other);
+
+res.status = function status(code) {
+  this.statusCode = code;
+  return this;
+};
+
+exports.compile = function (val) { return compileETag(val); };
+module.exports.flatten = function flatten(arr) { return arr.flat(); };
+"""
+
+ONE_FUNCTION_MODULE = """const parse = require('./parse');
+
+// eslint-disable-next-line no-unused-vars
+module.exports = function (req, res, next) {
+  return parse(req.url);
+};
+"""
+
+
+def test_commonjs_prototype_and_object_functions_are_qualified():
+    path = "lib/router/index.js"
+    pf = parse_file(path, COMMONJS.encode())
+    assert not pf.had_errors
+    assert units_of(pf) == {
+        ("function", "Router", 8, 10),
+        ("method", "Router.handle", 13, 15),
+        ("method", "Router.route", 18, 18),
+        ("method", "Router.use", 19, 19),
+        ("method", "Router.from", 23, 23),
+        ("method", "res.status", 25, 28),
+        ("function", "compile", 30, 30),
+        ("function", "flatten", 31, 31),
+    }
+    handle = unit(pf, "Router.handle")
+    assert handle.parent == "Router" and handle.docstring == "Dispatch a req, res into the router."
+    assert has_edge(pf, "contains", "Router", "Router.handle")
+    assert has_edge(pf, "calls", "Router.handle", "next")
+    assert has_edge(pf, "calls", "Router.route", "Route")
+    # a lint pragma is not documentation
+    assert unit(pf, "Router.from").docstring == ""
+
+
+def test_a_module_that_is_one_function_is_named_after_its_file():
+    """module.exports = function () {} and export default (x) => {} (axios's
+    lib/helpers/resolveConfig.js) are units named after the file, or its folder for index files."""
+    pf = parse_file("lib/middleware/query.js", ONE_FUNCTION_MODULE.encode())
+    assert units_of(pf) == {("function", "query", 4, 6)}
+    assert unit(pf, "query").docstring == ""
+    assert has_edge(pf, "calls", "query", "parse")
+
+    esm = "import mergeConfig from '../core/mergeConfig.js';\n\nexport default (config) => {\n  return mergeConfig({}, config);\n};\n"
+    pf = parse_file("lib/helpers/resolveConfig.ts", esm.encode())
+    assert units_of(pf) == {("function", "resolveConfig", 3, 5)}
+    assert unit(pf, "resolveConfig").signature == "export default (config) =>"
+    assert has_edge(pf, "calls", "resolveConfig", "mergeConfig")
+
+    pf = parse_file("src/diff/index.js", b"export default function (earlier, later) {\n  return later - earlier;\n}\n")
+    assert units_of(pf) == {("function", "diff", 1, 3)}
+    pf = parse_file("src/zones/index.js", b"export default class extends Zone {\n  get type() { return 'x'; }\n}\n")
+    assert units_of(pf) == {("class", "zones", 1, 3), ("method", "zones.type", 2, 2)}
+    pf = parse_file("lib/route.js", b"module.exports = class Route {\n  dispatch(req) { return req; }\n};\n")
+    assert units_of(pf) == {("class", "Route", 1, 3), ("method", "Route.dispatch", 2, 2)}
+
+
+# A barrel in the style of luxon 3's src/luxon.js and axios 1.x's index.js, plus
+# exported constants (luxon's src/impl/formats.js).
+BARREL = """import DateTime from "./datetime.js";
+import Duration from "./duration.js";
+import axios from "./lib/axios.js";
+
+const VERSION = "3.5.0";
+export const DATE_SHORT = { year: "numeric", month: "numeric" };
+
+export { axios as default, DateTime, Duration as Span, VERSION };
+export * from "./zones/index.js";
+export * as formats from "./impl/formats.js";
+"""
+
+
+@pytest.mark.parametrize("path", ["src/luxon.js", "src/luxon.ts"])
+def test_a_barrel_file_unit_lists_what_it_exports(path):
+    pf = parse_file(path, BARREL.encode())
+    assert not pf.had_errors
+    assert units_of(pf) == set()
+    assert pf.units[0].text == (
+        f"{path}\nexports: DATE_SHORT, axios, DateTime, Span, VERSION, ./zones/index.js, formats"
+    )
+    assert has_edge(pf, "imports", path, "./zones/index.js")
+
+
+def test_commonjs_exports_are_listed_and_defined_names_not_twice():
+    src = "function parse(s) { return s; }\nconst format = (d) => d;\nmodule.exports = { parse, format, VERSION: '1' };\n"
+    pf = parse_file("lib/fmt.js", src.encode())
+    assert units_of(pf) == {("function", "parse", 1, 1), ("function", "format", 2, 2)}
+    assert pf.units[0].text == "lib/fmt.js\ndefines: parse, format\nexports: VERSION"
+
+
+# axios 1.x's lib/core/InterceptorManager.js, shortened: one class, its methods documented.
+INTERCEPTORS = """'use strict';
+
+/** Keeps the interceptors of one direction, request or response. */
+class InterceptorManager {
+  constructor() {
+    this.handlers = [];
+  }
+
+  /** Add a new interceptor to the stack. */
+  use(fulfilled, rejected) {
+    this.handlers.push({ fulfilled, rejected });
+    return this.handlers.length - 1;
+  }
+
+  /** Remove an interceptor from the stack. */
+  eject(id) {
+    this.handlers[id] = null;
+  }
+}
+
+export default InterceptorManager;
+"""
+
+
+def test_file_unit_lists_class_members_and_is_embedded_without_repeats():
+    """The file unit names what its classes do (their members), and its embedded
+    text says the path and the doc sentence once each."""
+    from hookgraph.parse.compose import embed_text
+
+    path = "lib/core/InterceptorManager.js"
+    pf = parse_file(path, INTERCEPTORS.encode())
+    file_unit = pf.units[0]
+    assert file_unit.text == (
+        f"{path}\ndefines: InterceptorManager (constructor, use, eject)\n"
+        "Keeps the interceptors of one direction, request or response."
+    )
+    text = embed_text(file_unit, [])
+    assert text == (
+        f"file {path}\ndefines: InterceptorManager (constructor, use, eject)\n"
+        "Keeps the interceptors of one direction, request or response."
+    )
+
+
+# JSDoc in the style of luxon 3's src/zones/IANAZone.js and axios 1.x's InterceptorManager.
+JSDOC = """export default class IANAZone extends Zone {
+  /**
+   * Returns the offset's common name (such as EST) at the specified timestamp
+   * @override
+   * @param {number} ts - Epoch milliseconds for which to get the name
+   * @param {Object} opts - Options to affect the format
+   * @param {string} opts.format - What style of offset to return.
+   * @return {string}
+   */
+  offsetName(ts, { format }) {
+    return parseZoneInfo(ts, format, this.name);
+  }
+
+  /**
+   * Add a new interceptor to the stack
+   *
+   * @param {Function} fulfilled
+   * @returns {Number} An ID used to remove interceptor later
+   * @private
+   */
+  use(fulfilled) {
+    return this.handlers.push(fulfilled) - 1;
+  }
+}
+"""
+
+
+def test_jsdoc_tags_keep_their_words_not_their_markup():
+    """Docs keep what JSDoc says in words (parameter names, types, descriptions);
+    tag markup and tag-only lines (@override, @private) go."""
+    pf = parse_file("src/zones/IANAZone.js", JSDOC.encode())
+    assert unit(pf, "IANAZone.offsetName").docstring == (
+        "Returns the offset's common name (such as EST) at the specified timestamp\n"
+        "number ts - Epoch milliseconds for which to get the name\n"
+        "Object opts - Options to affect the format\n"
+        "string opts.format - What style of offset to return.\n"
+        "string"
+    )
+    assert unit(pf, "IANAZone.use").docstring == (
+        "Add a new interceptor to the stack\n\nFunction fulfilled\nNumber An ID used to remove interceptor later"
+    )

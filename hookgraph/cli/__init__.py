@@ -167,17 +167,25 @@ def _progress_bar(total: int) -> Any:
 @click.option("--path", "path_glob", default=None, help="Only paths matching this glob or under this folder.")
 @click.option("--lang", "language", default=None, help="Only this language (python, go, rust, ...).")
 @click.option("--no-semantic", is_flag=True, help="Skip the embedding model (lexical and graph only).")
+@click.option("--files", "as_files", is_flag=True,
+              help="Distinct files, best first, each with its best units (for design and module questions).")
 @friendly
 def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: int | None, path_glob: str | None,
-        language: str | None, no_semantic: bool) -> None:
-    """Ranked answers to a question or an identifier."""
+        language: str | None, no_semantic: bool, as_files: bool) -> None:
+    """Ranked answers to a question or an identifier.
+
+    Exits 1 when nothing matches strongly (``match`` "weak" in --json; one
+    line on stderr otherwise), as when nothing matches at all.
+    """
     from hookgraph.sync import freshness
     from hookgraph.cli.coverage import ask_notes
-    from hookgraph.cli.output import print_results
-    from hookgraph.search import search
+    from hookgraph.cli.output import explains_weak, print_results, weak_line
+    from hookgraph.search import answer_match, search, search_files
 
     if as_json and fmt not in (None, "json"):
         raise UserError(f"--json and --format {fmt} disagree: use one of them")
+    if as_files and context_tokens is not None:
+        raise UserError("--files and --context disagree: --context packs units' code, --files lists files; use one")
     if not query.strip():
         raise UserError("the query is empty: ask a question or name an identifier")
     if language:
@@ -190,7 +198,14 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
     root = _root()
     with _open_store(root) as store:
         embedder = None if no_semantic else _embedder_for(store, root)
-        results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
+        files = None
+        if as_files:
+            files = search_files(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
+            results = [r for f in files for r in f.units]
+            match = answer_match(files, query)
+        else:
+            results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
+            match = answer_match(results, query)
         fresh = freshness.against_head(root, store)
         pending = store.pending_count()
         if not results and path_glob and not _any_path_matches(store, path_glob):
@@ -200,6 +215,8 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
             from hookgraph.search.pack import build_pack, render_pack
 
             pieces = build_pack(root, store, results, context_tokens)
+            if match == "weak" and results and not explains_weak(notes):
+                click.echo(f"hookgraph: {weak_line(results)}", err=True)
             for note in notes:
                 click.echo(f"note: {shown(note)}", err=True)
             if not pieces:
@@ -207,10 +224,12 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
             for piece in pieces:  # a header line must stay one line
                 piece.path, piece.symbol = shown(piece.path), shown(piece.symbol)
             click.echo(shown_block(render_pack(pieces)))
+            if match == "weak":
+                sys.exit(EXIT_NOTHING)
             return
     fmt = "json" if as_json else fmt or "text"
-    print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root, pending, notes)
-    if not results:
+    print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root, pending, notes, match, files)
+    if not results or match == "weak":
         sys.exit(EXIT_NOTHING)
 
 

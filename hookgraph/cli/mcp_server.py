@@ -13,8 +13,9 @@ so answers describe the files as they are on disk; every answer says so in
 Tools (each returns one JSON object, as ``structuredContent`` with an output
 schema and as JSON text):
 
-* ``search(query, top, path, lang)``: ``ask --json``'s fields (``query``,
-  ``indexed_commit``, ``stale_paths``, ``results``) plus ``uncommitted_paths``;
+* ``search(query, top, path, lang, files)``: ``ask --json``'s fields (``query``,
+  ``indexed_commit``, ``stale_paths``, ``match``, ``results``, and ``files`` when
+  ``files`` is true, as ``ask --files``) plus ``uncommitted_paths``;
 * ``context(query, budget, top, path, lang)``: the packed code for a question
   within ``budget`` tokens (``text``), its pieces and the tokens used;
 * ``callers(symbol)`` / ``callees(symbol)``: the call sites, ``callers --json``'s fields;
@@ -44,7 +45,7 @@ from typing import Annotated, Any, cast
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
 from pydantic import Field, ValidationError
-from typing_extensions import TypedDict
+from typing_extensions import NotRequired, TypedDict
 
 from hookgraph import __version__
 from hookgraph.sync.overlay import View, Workspace
@@ -70,7 +71,18 @@ class Result(TypedDict):
     lexical: float | None
     semantic: float | None
     graph: float | None
+    confidence: float
     snippet: str
+
+
+class FileAnswer(TypedDict):
+    """One file of ``search(files=true)``, as ``hookgraph ask --files --json`` spells it."""
+
+    path: str
+    language: str | None
+    score: float
+    confidence: float
+    units: list[Result]
 
 
 class SearchOutput(TypedDict):
@@ -79,7 +91,9 @@ class SearchOutput(TypedDict):
     stale_paths: list[str]
     uncommitted_paths: list[str]
     pending_vectors: int
+    match: str
     results: list[Result]
+    files: NotRequired[list[FileAnswer]]
 
 
 class Piece(TypedDict):
@@ -185,6 +199,7 @@ PathGlob = Annotated[str | None, Field(max_length=500,
 Lang = Annotated[str | None, Field(max_length=40, description="Only this language (python, go, rust, ...).")]
 Symbol = Annotated[str, Field(min_length=1, max_length=500,
                               description="A function, method or class: a name or Class.method.")]
+Files = Annotated[bool, Field(description="Rank distinct files (each with its best units) instead of units.")]
 Budget = Annotated[int, Field(ge=50, le=200_000, description="Token budget of the packed context (chars / 4).")]
 
 
@@ -262,15 +277,24 @@ class Tools:
         return search(store, query, top=top, embedder=self.ws.embedder(store), path_glob=path or None,
                       language=lang or None)
 
-    def search(self, query: str, top: int = 10, path: str | None = None, lang: str | None = None) -> dict[str, Any]:
-        from hookgraph.cli.output import result_record
+    def search(self, query: str, top: int = 10, path: str | None = None, lang: str | None = None,
+               files: bool = False) -> dict[str, Any]:
+        from hookgraph.cli.output import file_record, result_record
+        from hookgraph.search import answer_match, search_files
 
         self._check(query, lang, path)
 
         def answer(store: Any, view: View) -> dict[str, Any]:
+            if files:
+                ranked = search_files(store, query, top=top, embedder=self.ws.embedder(store), path_glob=path or None,
+                                      language=lang or None)
+                return {"query": query, **_freshness(view), "pending_vectors": store.pending_count(),
+                        "match": answer_match(ranked, query),
+                        "results": [result_record(r) for f in ranked for r in f.units],
+                        "files": [file_record(f) for f in ranked]}
             results = self._search(store, query, top, path, lang)
             return {"query": query, **_freshness(view), "pending_vectors": store.pending_count(),
-                    "results": [result_record(r) for r in results]}
+                    "match": answer_match(results, query), "results": [result_record(r) for r in results]}
 
         return self._run(answer)
 
@@ -495,14 +519,18 @@ def build_server(workspace: Workspace) -> MCPServer:
     server: MCPServer = _Server("hookgraph", instructions=INSTRUCTIONS, version=__version__, log_level="WARNING")
 
     @server.tool()
-    def search(query: Query, top: Top = 10, path: PathGlob = None, lang: Lang = None) -> SearchOutput:
+    def search(query: Query, top: Top = 10, path: PathGlob = None, lang: Lang = None,
+               files: Files = False) -> SearchOutput:
         """Ranked code units for a question or an identifier (hybrid: BM25 + embeddings + call graph).
 
-        Returns `hookgraph ask --json`'s object: query, indexed_commit, stale_paths and results
-        (path, symbol, kind, start_line, end_line (1-based, inclusive), score, lexical, semantic,
-        graph, snippet), plus uncommitted_paths (working-tree edits the results already include).
+        Returns `hookgraph ask --json`'s object: query, indexed_commit, stale_paths, match
+        ("strong", or "weak" when nothing in the index matches strongly: treat the results as
+        unrelated) and results (path, symbol, kind, start_line, end_line (1-based, inclusive),
+        score, lexical, semantic, graph, confidence 0..1, snippet), plus uncommitted_paths
+        (working-tree edits the results already include). With files=true (design and module
+        questions): files, distinct files best first, each with its best units.
         """
-        return tools.search(query, top, path, lang)  # type: ignore[return-value]
+        return tools.search(query, top, path, lang, files)  # type: ignore[return-value]
 
     @server.tool()
     def context(query: Query, budget: Budget = 2000, top: Top = 10, path: PathGlob = None,

@@ -43,26 +43,61 @@ def result_record(r: Any) -> dict[str, Any]:
         "lexical": None if r.lexical is None else round(r.lexical, 6),
         "semantic": None if r.semantic is None else round(r.semantic, 6),
         "graph": None if r.graph is None else round(r.graph, 6),
+        "confidence": round(getattr(r, "confidence", 0.0), 4),
         "snippet": snippet(u.signature, u.docstring),
     }
 
 
+def file_record(f: Any) -> dict[str, Any]:
+    """One file of ``ask --files`` as the ``--json`` contract spells it: the file and its best units."""
+    return {
+        "path": f.path,
+        "language": f.language,
+        "score": round(f.score, 6),
+        "confidence": round(f.confidence, 4),
+        "units": [result_record(r) for r in f.units],
+    }
+
+
 def ask_payload(query: str, indexed_commit: str | None, stale_paths: list[str], results: list[Any],
-                pending_vectors: int = 0, notes: list[str] | None = None) -> dict[str, Any]:
-    """The ``ask --json`` object: ``query``, ``indexed_commit``, ``stale_paths``, ``pending_vectors``, ``notes``, ``results``.
+                pending_vectors: int = 0, notes: list[str] | None = None, match: str = "strong",
+                files: list[Any] | None = None) -> dict[str, Any]:
+    """The ``ask --json`` object: ``query``, ``indexed_commit``, ``stale_paths``, ``pending_vectors``, ``notes``,
+    ``match``, ``results`` (and ``files`` for ``ask --files``).
 
     ``pending_vectors``: texts still waiting for the background embedder; while
     it is above 0 their units are ranked by words and graph only. ``notes``:
     one-line remarks on coverage (an identifier defined nowhere, a language not parsed).
+    ``match``: ``"strong"`` or ``"weak"`` (nothing in the index matches strongly;
+    see :mod:`hookgraph.search.confidence`). ``files``: distinct files, best
+    first, each with its best units; ``results`` are then those units in order.
     """
-    return {
+    payload = {
         "query": query,
         "indexed_commit": indexed_commit,
         "stale_paths": stale_paths,
         "pending_vectors": pending_vectors,
         "notes": list(notes or ()),
+        "match": match,
         "results": [result_record(r) for r in results],
     }
+    if files is not None:
+        payload["files"] = [file_record(f) for f in files]
+    return payload
+
+
+def explains_weak(notes: list[str] | None) -> bool:
+    """Whether a note already says why nothing matches strongly ("no unit is named X"): then it is the one line."""
+    return any(note.startswith("no unit is named") for note in notes or ())
+
+
+def weak_line(results: list[Any]) -> str:
+    """The one line plain output prints when nothing matches strongly (``match`` is ``"weak"``)."""
+    if not results:
+        return "nothing in the index matches this"
+    best = max(r.confidence for r in results)
+    return (f"no strong match in the index (best confidence {best:.2f}); "
+            "the closest results follow, and may well be unrelated")
 
 
 def pending_note(pending: int) -> str | None:
@@ -103,6 +138,24 @@ def text_lines(results: list[Any], colour: bool) -> Iterator[str]:
         line = snippet(u.signature, u.docstring)
         if line:
             yield f"    {shown(line)}"
+
+
+def file_lines(files: list[Any], colour: bool) -> Iterator[str]:
+    """``ask --files`` for people: a line per file, then its best units indented."""
+    import click
+
+    from hookgraph.cli.common import shown
+
+    def paint(text: str, **style: Any) -> str:
+        return click.style(text, **style) if colour else text
+
+    for f in files:
+        language = shown(f.language or "text")
+        yield f"{paint(shown(f.path), fg='magenta')}  {paint(f'({language})', fg='cyan')}"
+        for r in f.units:
+            u = r.unit
+            yield (f"    {paint(f'{u.start_line}-{u.end_line}', fg='green')}  {paint(shown(u.qualname), bold=True)}"
+                   f"  {paint(f'({shown(u.kind)})', fg='cyan')}")
 
 
 def jsonl_lines(results: list[Any]) -> Iterator[str]:
@@ -153,8 +206,14 @@ def print_results(
     root: Path,
     pending_vectors: int = 0,
     notes: list[str] | None = None,
+    match: str = "strong",
+    files: list[Any] | None = None,
 ) -> None:
-    """Print ``ask``'s answers in ``fmt`` (one of :data:`FORMATS`) to stdout; notes to stderr."""
+    """Print ``ask``'s answers in ``fmt`` (one of :data:`FORMATS`) to stdout; notes to stderr.
+
+    ``files`` (``ask --files``): the files are what is printed (``jsonl``: one
+    file object per line; ``vimgrep``: each file's best units).
+    """
     import sys
 
     import click
@@ -162,9 +221,11 @@ def print_results(
     from hookgraph.cli.common import shown
 
     if fmt == "json":
-        payload = ask_payload(query, indexed_commit, stale_paths, results, pending_vectors, notes)
+        payload = ask_payload(query, indexed_commit, stale_paths, results, pending_vectors, notes, match, files)
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
+    if match == "weak" and results and not explains_weak(notes):
+        click.echo(f"hookgraph: {weak_line(results)}", err=True)
     for note in notes or ():
         click.echo(f"note: {shown(note)}", err=True)
     if stale_paths:
@@ -176,13 +237,15 @@ def print_results(
     waiting = pending_note(pending_vectors)
     if waiting:
         click.echo(waiting, err=True)
-    if fmt == "jsonl":
-        lines: Iterator[str] = jsonl_lines(results)
+    if fmt == "jsonl" and files is not None:
+        lines: Iterator[str] = (json.dumps(file_record(f), ensure_ascii=False) for f in files)
+    elif fmt == "jsonl":
+        lines = jsonl_lines(results)
     elif fmt == "vimgrep":
         lines = vimgrep_lines(root, results)
     else:
         colour = colour_wanted(sys.stdout)
-        for line in text_lines(results, colour):
+        for line in (file_lines(files, colour) if files is not None else text_lines(results, colour)):
             click.echo(line, color=colour)
         return
     for line in lines:

@@ -106,6 +106,23 @@ def _basename(path: str) -> str:
     return os.path.basename(path.replace("\\", "/")) or path
 
 
+#: File stems that say nothing about the module (``lib/defaults/index.js``): its folder names it.
+_INDEX_STEMS = frozenset({"index", "main", "mod", "__init__"})
+
+
+def _module_name(path: str) -> str:
+    """The name a module is known by, for a definition that stands for the module itself
+    (``self_names``): ``lib/helpers/resolveConfig.js`` -> ``resolveConfig``,
+    ``lib/defaults/index.js`` -> ``defaults``, ``index.d.ts`` -> ``index``."""
+    parts = [p for p in path.replace("\\", "/").split("/") if p]
+    if not parts:
+        return path
+    stem = parts[-1].split(".", 1)[0] or parts[-1]
+    if stem in _INDEX_STEMS and len(parts) > 1:
+        stem = parts[-2]
+    return stem
+
+
 class _LineIndex:
     """Byte offsets of line starts; lines are 1-based and split on ``\\n`` only,
     as tree-sitter counts rows."""
@@ -361,6 +378,8 @@ def _role(capture: str) -> tuple[str, str | None]:
         role = ("namespace", None)
     elif capture == "name.namespace":
         role = ("namespacename", None)
+    elif capture == "name.export":
+        role = ("export", None)
     elif capture in ("doc", "comment", "annotation"):
         role = (capture, None)
     elif capture == "block.tag":
@@ -544,6 +563,7 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     items: list[_Item] = []
     comments: dict[int, object] = {}
     annotations: dict[int, int] = {}  # start byte -> end byte
+    exported: dict[int, Any] = {}  # start byte -> name node of an @name.export
     wrappers = spec.wrappers
 
     for pattern, caps in QueryCursor(language.query).matches(root):
@@ -591,6 +611,9 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
             elif role == "doc":
                 for node in nodes:
                     items.append(_Item("doc", None, node))
+            elif role == "export":
+                for node in nodes:
+                    exported[node.start_byte] = node
         if def_node is not None and name_node is not None:
             key = (name_node.start_byte, name_node.end_byte)
             outer = _climb_wrappers(def_node, wrappers)
@@ -627,8 +650,11 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     scopes.sort(key=lambda s: (s.start, -s.end))
     stack: list[_Scope] = []
     kept: list[tuple[_Scope, str]] = []  # the units, with their qualnames
+    self_name = _module_name(path) if spec.self_names else ""
     for s in scopes:
         s.name = _decode(data, s.name_node.start_byte, s.name_node.end_byte).strip()
+        if s.name in spec.self_names:  # `export default function () {}`: the module itself
+            s.name = self_name
         while stack and stack[-1].end <= s.start:
             stack.pop()
         enc = stack[-1] if stack else None
@@ -785,7 +811,14 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
         # one definition per file (Java, many TS/Go files): its doc describes the file
         file_doc = next((u.docstring for u in units if u.qualname == top_names[0]), "")
     file_doc = _first_paragraph(file_doc or "")
-    fingerprint = _fingerprint(path, "defines", top_names, file_doc)
+    defined = set(top_names) | {u.name for u in units}
+    exports = [
+        name for name in dict.fromkeys(
+            _strip_quotes(_decode(data, n.start_byte, n.end_byte).strip()) for _, n in sorted(exported.items())
+        )
+        if name and name not in defined
+    ]
+    fingerprint = _fingerprint(path, "defines", _with_members(top_names, units), file_doc, exports)
     file_unit = CodeUnit(
         path=path,
         kind="file",
@@ -1081,12 +1114,36 @@ def _file_comment(root, comments, used_comments: set[int], spec: LanguageSpec, d
     return ""
 
 
-def _fingerprint(path: str, label: str, names: list[str], doc: str) -> str:
+#: Members listed after a top-level definition in its file's fingerprint.
+FINGERPRINT_MEMBERS_MAX = 16
+
+
+def _with_members(top_names: list[str], units: list[CodeUnit]) -> list[str]:
+    """Top-level names, each class-like one followed by its members' names:
+    ``InterceptorManager (use, eject, clear, forEach)``, so the file unit says
+    what its classes do, not only what they are called."""
+    members: dict[str, dict[str, None]] = {}
+    for u in units:
+        if u.parent is not None:
+            members.setdefault(u.parent, {})[u.name] = None
+    out = []
+    for name in top_names:
+        listed = list(members.get(name, ()))
+        if listed:
+            shown = listed[:FINGERPRINT_MEMBERS_MAX]
+            more = len(listed) - len(shown)
+            name = f"{name} ({', '.join(shown)}{f', +{more} more' if more > 0 else ''})"
+        out.append(name)
+    return out
+
+
+def _fingerprint(path: str, label: str, names: list[str], doc: str, exports: list[str] | None = None) -> str:
     parts = [path]
-    if names:
-        shown = names[:FINGERPRINT_NAMES_MAX]
-        more = len(names) - len(shown)
-        parts.append(f"{label}: " + ", ".join(shown) + (f" (+{more} more)" if more > 0 else ""))
+    for what, listed in ((label, names), ("exports", exports or [])):
+        if listed:
+            shown = listed[:FINGERPRINT_NAMES_MAX]
+            more = len(listed) - len(shown)
+            parts.append(f"{what}: " + ", ".join(shown) + (f" (+{more} more)" if more > 0 else ""))
     sentence = _first_sentence(doc) if doc else ""
     if sentence:
         parts.append(sentence)

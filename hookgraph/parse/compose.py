@@ -43,7 +43,7 @@ def embed_text(unit: CodeUnit, calls: list[str], members: list[CodeUnit] | None 
         parts.append(f"in {unit.path}")
     if unit.signature and unit.kind not in ("file", "section"):
         parts.append(unit.signature)
-    if unit.docstring:
+    if unit.docstring and unit.kind != "file":  # a file's fingerprint (its body) has its doc's first sentence
         parts.append(unit.docstring.strip())
     if calls:
         unique = list(dict.fromkeys(calls))[:MAX_CALLS_LISTED]
@@ -55,6 +55,8 @@ def embed_text(unit: CodeUnit, calls: list[str], members: list[CodeUnit] | None 
         body = "\n".join(body.splitlines()[: max(own_lines, 1)])
     if unit.kind not in ("file", "section"):
         body = "\n".join(body.splitlines()[:BODY_LINES])
+    elif unit.kind == "file" and body.startswith(unit.qualname + "\n"):
+        body = body[len(unit.qualname) + 1:]  # the fingerprint's first line is the path, said above
     parts.append(body)
     return "\n".join(p for p in parts if p)
 

@@ -28,18 +28,25 @@ and kept because it helped there:
 from __future__ import annotations
 
 import fnmatch
-import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hookgraph.search.graph import resolve_call, resolve_name
+import apsw
+
 from hookgraph.parse.languages import REGISTRY
 from hookgraph.parse.qualnames import last_part, spellings
 from hookgraph.parse.words import identifier_words
+from hookgraph.search import confidence as _confidence
+from hookgraph.search.confidence import Evidence
+from hookgraph.search.files import FileResult, rank_files
+from hookgraph.search.graph import SymbolNotFound, callees_of, callers_of, find_symbol, resolve_call, resolve_name
+from hookgraph.search.intent import Intent, is_code_name, looks_like_identifier, read_intent
+from hookgraph.search.paths import matched_words, path_words
 from hookgraph.store import Store, UnitRow
 
-__all__ = ["Result", "search", "query_words", "fts_query", "looks_like_identifier", "resolve_name", "is_test_path"]
+__all__ = ["Result", "FileResult", "search", "search_files", "answer_match", "query_words", "fts_query",
+           "looks_like_identifier", "read_intent", "resolve_name", "is_test_path"]
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
@@ -89,13 +96,32 @@ COMPLETE_SCORES = True
 ON_THE_SPOT = 8
 ON_THE_SPOT_SECONDS = 0.25
 
+# Issue 15's rules (each measured on eval/, see eval/RESULTS.md; 0 / False: off).
+#: Fusion weights for an identifier-like query (one name): words decide more than meaning.
+IDENTIFIER_LEXICAL_WEIGHT = 0.4
+IDENTIFIER_SEMANTIC_WEIGHT = 0.6
+#: Added to a unit that defines a code name written inside a question (``CamelCase``, ``snake_case``, ``Foo.bar``).
+DEFINITION_BOOST = 0.0
+#: Per question word matching the unit's file stem / one of its last folders (prefix-matched inflections).
+PATH_BOOST = 0.0
+FOLDER_BOOST = 0.0
+#: A file with several strong units lifts its best one by this share of the next best two.
+COHERENCE = 0.0
+#: A bodiless declaration (C header prototype, ``.d.ts``) gives its place to the definition of the same name.
+DECLARATIONS_GIVE_WAY = True
+#: Among units named exactly as an identifier query, the one that defines it first: a definition before
+#: its bodiless declaration (C header prototype), a class before its own constructor (Java ``X.X``).
+DEFINITIONS_FIRST = True
+#: "what calls X?" / "what does X call?" answered from the call graph (callers or callees of X first).
+GRAPH_ANSWERS = True
+#: Units read to rank distinct files (``search_files``).
+FILES_DEPTH = 100
+
 STOPWORDS = frozenset(
     """a an and are as at be by can do does for from get gets how i if in into is it its
     of on or so that the their them then there these this to was what when where which
     who why will with you your we our me my code function method class""".split()
 )
-
-_IDENTIFIER_RE = re.compile(r"^[A-Za-z_][\w]*(?:(?:\.|::|\\|#)[A-Za-z_][\w]*)*$")
 
 
 @dataclass
@@ -109,6 +135,10 @@ class Result:
     graph: float | None = None
     exact: bool = False
     reasons: list[str] = field(default_factory=list)
+    #: How likely this result is a right answer, 0..1 (see :mod:`hookgraph.search.confidence`).
+    confidence: float = 0.0
+    #: What ``confidence`` was computed from (:func:`hookgraph.search.confidence.features`).
+    features: dict[str, float] = field(default_factory=dict)
 
 
 def query_words(query: str) -> list[str]:
@@ -122,10 +152,6 @@ def fts_query(words: Iterable[str]) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-def looks_like_identifier(query: str) -> bool:
-    return bool(_IDENTIFIER_RE.match(query.strip()))
-
-
 def search(
     store: Store,
     query: str,
@@ -137,8 +163,62 @@ def search(
     fusion: str | None = None,
     use_graph: bool = True,
 ) -> list[Result]:
-    """Rank units for ``query``; ``embedder`` None means lexical and graph only."""
+    """Rank units for ``query``; ``embedder`` None means lexical and graph only.
+
+    Every result carries a ``confidence`` (:mod:`hookgraph.search.confidence`);
+    :func:`answer_match` turns them into the ``strong``/``weak`` verdict.
+    """
+    return rank(store, query, depth=top, embedder=embedder, path_glob=path_glob, language=language,
+                fusion=fusion, use_graph=use_graph)[:top]
+
+
+def search_files(
+    store: Store,
+    query: str,
+    *,
+    top: int = 10,
+    embedder: Embedder | None = None,
+    path_glob: str | None = None,
+    language: str | None = None,
+    units_per_file: int = 3,
+) -> list[FileResult]:
+    """Distinct files for ``query``, best first, each with its best units (``ask --files``).
+
+    The unit ranking is read deep (``FILES_DEPTH`` units) and folded into
+    files by :func:`hookgraph.search.files.rank_files`: a file is as good as
+    its best unit, lifted by its other strong units (coherence) and by
+    question words in its name and folders.
+    """
+    results = rank(store, query, depth=FILES_DEPTH, embedder=embedder, path_glob=path_glob, language=language)
+    files = rank_files(results, query_words(query), top=top, units_per_file=units_per_file)
+    _confidence.score_files(files, results)
+    return files
+
+
+def answer_match(results: list[Any], query: str = "") -> str:
+    """``"strong"`` when the best answer's confidence reaches ``MATCH_THRESHOLD``, else ``"weak"``.
+
+    ``results`` are :class:`Result` or :class:`FileResult` items (anything with
+    a ``confidence``), as :func:`search` or :func:`search_files` returned them.
+    """
+    return _confidence.verdict(results)
+
+
+def rank(
+    store: Store,
+    query: str,
+    *,
+    depth: int = 10,
+    embedder: Embedder | None = None,
+    path_glob: str | None = None,
+    language: str | None = None,
+    fusion: str | None = None,
+    use_graph: bool = True,
+) -> list[Result]:
+    """Every candidate for ``query`` ranked, with confidences; the first ``depth`` are the ones arranged for showing."""
     fusion = fusion or FUSION
+    intent = read_intent(query)
+    question = intent.kind != "identifier"
     words = query_words(query)
     every_lexical = store.fts_search(fts_query(words), LEXICAL_DEPTH) if words else []
     lexical = every_lexical[:CANDIDATES]
@@ -151,42 +231,76 @@ def search(
         for vid, distance in hits:
             for uid in by_vector.get(vid, []):
                 semantic.append((uid, 1.0 - distance))
+    best_similarity = max((s for _, s in semantic), default=None)
     if COMPLETE_SCORES:
         _complete(store, query_vector, dict(every_lexical), lexical, semantic)
     if query_vector is not None and embedder is not None:
         _score_waiting(store, embedder, query_vector, lexical, semantic)
     exact_ids = _exact_matches(store, query)
+    named_ids = _named_definitions(store, intent) if DEFINITION_BOOST and question else []
 
-    ids = {uid for uid, _ in lexical} | {uid for uid, _ in semantic} | set(exact_ids)
+    ids = {uid for uid, _ in lexical} | {uid for uid, _ in semantic} | set(exact_ids) | set(named_ids)
     units = store.units_by_ids(ids)
     keep = {uid for uid, u in units.items() if _passes(u, path_glob, language)}
 
     results: dict[int, Result] = {}
     lexical = [(u, s) for u, s in lexical if u in keep]
     semantic = [(u, s) for u, s in semantic if u in keep]
-    _fuse(results, units, lexical, semantic, fusion, impute=query_vector is not None)
+    weights = _weights(intent)
+    _fuse(results, units, lexical, semantic, fusion, impute=query_vector is not None, weights=weights)
     for uid in exact_ids:
         if uid in keep:
             r = results.setdefault(uid, Result(units[uid]))
             r.exact = True
             r.score += 1.0
             r.reasons.append("exact name")
+    for uid in named_ids:
+        if uid in keep:
+            r = results.setdefault(uid, Result(units[uid]))
+            r.score += DEFINITION_BOOST
+            r.reasons.append("defines a name in the question")
     _keyword_boost(results, words)
+    if question and (PATH_BOOST or FOLDER_BOOST):
+        _path_boost(results, words)
     if use_graph and results:
         _expand_graph(store, results, path_glob, language)
-    if not looks_like_identifier(query):
+    if question:
         for r in results.values():
             factor, why = secondary_weight(r.unit)
             if factor != 1.0:
                 r.score *= factor
                 r.reasons.append(why)
+    if question and COHERENCE:
+        _file_coherence(results)
     ranked = _one_per_name(sorted(results.values(), key=lambda r: (-r.score, r.unit.path, r.unit.start_line)))
-    if not looks_like_identifier(query):
+    if question:
+        if DECLARATIONS_GIVE_WAY:
+            ranked = _definitions_before_declarations(store, ranked, depth, path_glob, language)
         if DEDUP_CONTAINERS:
-            ranked = _containers_after_members(ranked, top, tuple(DEDUP_CONTAINERS.split(",")))
+            ranked = _containers_after_members(ranked, depth, tuple(DEDUP_CONTAINERS.split(",")))
         if SECTIONS_PER_DOCUMENT:
-            ranked = _document_sections_spread(ranked, top, SECTIONS_PER_DOCUMENT)
-    return ranked[:top]
+            ranked = _document_sections_spread(ranked, depth, SECTIONS_PER_DOCUMENT)
+    if intent.kind == "identifier" and DEFINITIONS_FIRST:
+        ranked = _defining_first(ranked)
+    answered = None
+    if intent.kind == "graph" and GRAPH_ANSWERS:
+        answered = _graph_answers(store, intent, ranked, path_glob, language)
+        if answered is not None:
+            ranked = answered
+    frequencies, covered = _word_evidence(store, words, ranked[:3])
+    evidence = Evidence(
+        intent=intent.kind,
+        words=words,
+        frequencies=frequencies,
+        covered=covered,
+        units=_unit_count(store) if words else 1,
+        best_similarity=best_similarity,
+        exact=any(r.exact for r in ranked[:1]),
+        graph_answered=answered is not None,
+        code_name=intent.kind == "identifier" and is_code_name(query.strip()),
+    )
+    _confidence.score_results(ranked, evidence)
+    return ranked
 
 
 _CHANGELOG_STEMS = frozenset({"changes", "changelog", "history", "news", "releases", "release-notes"})
@@ -393,6 +507,7 @@ def _fuse(
     semantic: list[tuple[int, float]],
     fusion: str,
     impute: bool = False,
+    weights: tuple[float, float] | None = None,
 ) -> None:
     """Fuse the two halves into ``results``; ``impute``: a lexical candidate with no semantic score
     (its vector is still being embedded) gets its lexical share for the semantic half too."""
@@ -411,11 +526,12 @@ def _fuse(
         return
     if fusion != "weighted":
         raise ValueError(f"unknown fusion {fusion!r}")
+    lexical_weight, semantic_weight = weights or (LEXICAL_WEIGHT, SEMANTIC_WEIGHT)
     best_lexical = max((s for _, s in lexical), default=0.0) or 1.0
     for uid, score in lexical:
         r = results.setdefault(uid, Result(units[uid]))
         r.lexical = score
-        r.score += LEXICAL_WEIGHT * (score / best_lexical)
+        r.score += lexical_weight * (score / best_lexical)
     if semantic:
         sims = [s for _, s in semantic]
         floor = min(sims) if SEMANTIC_NORM == "minmax" else 0.0
@@ -423,13 +539,13 @@ def _fuse(
         for uid, sim in semantic:
             r = results.setdefault(uid, Result(units[uid]))
             r.semantic = sim
-            r.score += SEMANTIC_WEIGHT * ((sim - floor) / spread)
+            r.score += semantic_weight * ((sim - floor) / spread)
     if impute:
         with_meaning = {uid for uid, _ in semantic}
         for uid, score in lexical:
             if uid not in with_meaning:
                 r = results[uid]
-                r.score += SEMANTIC_WEIGHT * (score / best_lexical)
+                r.score += semantic_weight * (score / best_lexical)
                 r.reasons.append("no vector yet: words stand in for meaning")
 
 
@@ -481,3 +597,224 @@ def _expand_graph(store: Store, results: dict[int, Result], path_glob: str | Non
         r = results.setdefault(uid, Result(unit))
         r.graph = flow
         r.score += flow
+
+
+def _weights(intent: Intent) -> tuple[float, float]:
+    """Fusion weights by query type: an identifier leans on its words, a question on both."""
+    if intent.kind == "identifier":
+        return IDENTIFIER_LEXICAL_WEIGHT, IDENTIFIER_SEMANTIC_WEIGHT
+    return LEXICAL_WEIGHT, SEMANTIC_WEIGHT
+
+
+def _named_definitions(store: Store, intent: Intent) -> list[int]:
+    """Code units defining a name the question spells (``CamelCase``, ``snake_case``, ``Foo.bar``)."""
+    out: list[int] = []
+    for name in intent.names:
+        names = spellings(name)
+        marks = ",".join("?" * len(names))
+        rows = store.units_where(f"qualname IN ({marks}) OR name IN ({marks})", (*names, *names))
+        out += [r.id for r in rows if r.kind not in _NOT_DEFINITIONS]
+    return list(dict.fromkeys(out))
+
+
+_NOT_DEFINITIONS = frozenset({"file", "section", "chunk", "block"})
+
+
+def _path_boost(results: dict[int, Result], words: list[str]) -> None:
+    """A bonus per question word matching the unit's file stem or last folders (inflections included).
+
+    The exact stem words already count in the keyword boost; this adds what
+    only a prefix match or a folder sees (``compressed`` -> ``compressionFilters/``).
+    """
+    for r in results.values():
+        if r.unit.kind == "section":
+            continue
+        pw = path_words(r.unit.path)
+        stem = matched_words(words, pw.stem)
+        folders = matched_words(words, pw.folders) - stem
+        bonus = PATH_BOOST * len(stem) + FOLDER_BOOST * len(folders)
+        if bonus:
+            r.score += bonus
+            r.reasons.append("question words in its path")
+
+
+def _file_coherence(results: dict[int, Result]) -> None:
+    """A file whose several units answer lifts its best unit: a share of the next best two's scores."""
+    by_path: dict[str, list[Result]] = {}
+    for r in results.values():
+        if r.unit.kind != "file":
+            by_path.setdefault(r.unit.path, []).append(r)
+    for members in by_path.values():
+        if len(members) < 2:
+            continue
+        members.sort(key=lambda r: -r.score)
+        lift = COHERENCE * sum(m.score for m in members[1:3])
+        members[0].score += lift
+        members[0].reasons.append("its file answers too")
+
+
+_DECLARATION_KINDS = frozenset({"function", "method"})
+
+
+def _is_declaration(unit: UnitRow) -> bool:
+    """A function or method declared without a body: a prototype in a C/C++ header, a ``.d.ts`` signature.
+
+    Only in the files made for declarations (:data:`_DECLARATION_FILES`): a
+    one-line Python or Go function is a definition however short it is.
+    """
+    if unit.kind not in _DECLARATION_KINDS or not unit.path.endswith(_DECLARATION_FILES):
+        return False
+    return unit.path.endswith((".d.ts", ".d.cts", ".d.mts")) or (
+        unit.start_line == unit.end_line and "{" not in unit.signature
+    )
+
+
+#: Files that hold declarations whose definitions live elsewhere: C/C++ headers, TypeScript declaration files.
+_DECLARATION_FILES = (".h", ".hh", ".hpp", ".hxx", ".h++", ".d.ts", ".d.cts", ".d.mts")
+
+
+def _definitions_before_declarations(
+    store: Store, ranked: list[Result], depth: int, path_glob: str | None, language: str | None
+) -> list[Result]:
+    """Put the definition of a declared name in its declaration's place, the declaration just after.
+
+    A header prototype carries the documentation and so matches the
+    question's words; the definition in the ``.c`` file is what does the
+    work and what a reader opens. Only declarations within the shown window
+    move anything.
+    """
+    window = max(depth, 10)
+    placed: set[int] = set()
+    out: list[Result] = []
+    by_id = {r.unit.id: r for r in ranked}
+    for r in ranked[:window]:
+        if r.unit.id in placed:
+            continue
+        if _is_declaration(r.unit):
+            definitions = [
+                u for u in store.units_where("name = ? AND qualname = ? AND path != ?",
+                                             (r.unit.name, r.unit.qualname, r.unit.path))
+                if u.kind == r.unit.kind and not _is_declaration(u) and _passes(u, path_glob, language)
+            ]
+            for u in definitions[:1]:
+                d = by_id.get(u.id) or Result(u)
+                if d.unit.id not in placed:
+                    d.score = max(d.score, r.score)
+                    d.reasons.append("defines a declaration that matched")
+                    out.append(d)
+                    placed.add(d.unit.id)
+        out.append(r)
+        placed.add(r.unit.id)
+    return out + [r for r in ranked if r.unit.id not in placed]
+
+
+def _defining_first(ranked: list[Result]) -> list[Result]:
+    """Reorder the exact-name matches so the defining unit leads (see ``DEFINITIONS_FIRST``).
+
+    The exact matches keep the places (and scores) they held; only who
+    stands where among them changes: definitions before declarations, a
+    class before a constructor named after it.
+    """
+    exact = [r for r in ranked if r.exact]
+    if len(exact) < 2:
+        return ranked
+    named = {r.unit.qualname for r in exact}
+
+    def defers(r: Result) -> tuple[bool, bool]:
+        u = r.unit
+        constructor = u.kind == "method" and u.parent is not None and u.parent in named and last_part(u.parent) == u.name
+        return _is_declaration(u), constructor
+
+    reordered = sorted(exact, key=defers)  # stable: ties keep the ranking's order
+    if reordered == exact:
+        return ranked
+    scores = [r.score for r in exact]
+    for r, score in zip(reordered, scores):
+        if r.score != score:
+            r.reasons.append("defines the name")
+        r.score = score
+    it = iter(reordered)
+    return [next(it) if r.exact else r for r in ranked]
+
+
+def _graph_answers(
+    store: Store, intent: Intent, ranked: list[Result], path_glob: str | None, language: str | None
+) -> list[Result] | None:
+    """"What calls X?": X's callers (or callees) first, then X itself, then the rest; None if X is unknown.
+
+    The answers keep the order the ranking gave them (the question's words
+    still say which caller matters most), the others follow by how many call
+    sites they have. Each carries ``graph`` 1.0: it is linked to X directly.
+    """
+    symbol = intent.symbol or ""
+    for spelled in dict.fromkeys((symbol, symbol.rstrip("?"))):
+        if not spelled:
+            continue
+        try:
+            targets = find_symbol(store, spelled)
+        except SymbolNotFound:
+            continue
+        links = callers_of(store, targets) if intent.direction == "callers" else callees_of(store, targets)
+        sites: dict[int, int] = {}
+        linked: dict[int, UnitRow] = {}
+        for link in links:
+            if link.unit is not None and _passes(link.unit, path_glob, language):
+                sites[link.unit.id] = sites.get(link.unit.id, 0) + 1
+                linked[link.unit.id] = link.unit
+        position = {r.unit.id: i for i, r in enumerate(ranked)}
+        by_id = {r.unit.id: r for r in ranked}
+        order = sorted(linked, key=lambda uid: (position.get(uid, len(ranked)), -sites[uid], linked[uid].path))
+        top_score = ranked[0].score if ranked else 1.0
+        answers = []
+        for i, uid in enumerate(order):
+            r = by_id.get(uid) or Result(linked[uid])
+            r.graph = 1.0
+            r.score = top_score + 1.0 + 1.0 / (i + 2)
+            r.reasons.append(f"{'calls' if intent.direction == 'callers' else 'called by'} {spelled}")
+            answers.append(r)
+        target_ids = [t.id for t in targets if t.id not in linked]
+        defined = []
+        for t in targets:
+            if t.id in linked or not _passes(t, path_glob, language):
+                continue
+            r = by_id.get(t.id) or Result(t)
+            r.score = top_score + 1.0
+            r.reasons.append("the unit asked about")
+            defined.append(r)
+        shown = set(linked) | set(target_ids)
+        return answers + defined + [r for r in ranked if r.unit.id not in shown]
+    return None
+
+
+def _unit_count(store: Store) -> int:
+    """About how many units the index has (the largest id: one index lookup, not a count)."""
+    row = store.db.execute("SELECT max(rowid) FROM units").fetchone()
+    return int(row[0] or 1) if row else 1
+
+
+#: A word's document frequency is counted up to this many units (enough to tell common from rare).
+FREQUENCY_CAP = 500
+
+
+def _word_evidence(store: Store, words: list[str], top: list[Result]) -> tuple[list[int], list[list[bool]]]:
+    """Per query word: in how many units it occurs (capped), and whether each top answer holds it.
+
+    A few small full-text lookups per word (no scoring); what the confidence
+    model reads (:mod:`hookgraph.search.confidence`).
+    """
+    frequencies: list[int] = []
+    covered: list[list[bool]] = [[] for _ in top]
+    for w in words:
+        match = fts_query([w])
+        try:
+            row = store.db.execute("SELECT count(*) FROM (SELECT rowid FROM fts_units WHERE fts_units MATCH ? LIMIT ?)",
+                                   (match, FREQUENCY_CAP)).fetchone()
+            n = int(row[0]) if row else 0
+            hits = [n > 0 and store.db.execute("SELECT rowid FROM fts_units WHERE fts_units MATCH ? AND rowid = ?",
+                                               (match, r.unit.id)).fetchone() is not None for r in top]
+        except apsw.SQLError:  # an odd word FTS5 refuses: unknown, like one it does not have
+            n, hits = 0, [False] * len(top)
+        frequencies.append(n)
+        for cover, hit in zip(covered, hits):
+            cover.append(bool(hit))
+    return frequencies, covered

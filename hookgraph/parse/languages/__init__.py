@@ -54,7 +54,17 @@ Each key is a hookgraph language id; its object has:
 ``doc_strip``
     regexes removed from leading-comment docstrings (C#'s XML doc tags
     ``<summary>``, ``<param name="x">``); the text of a group a regex
-    captures stays (``<see cref="PyObject"/>`` -> ``PyObject``).
+    captures stays (``<see cref="PyObject"/>`` -> ``PyObject``). JavaScript
+    and TypeScript drop lint pragmas (``eslint-disable-next-line``), JSDoc's
+    tag-only lines (``@private``, ``@override``) and tag markup
+    (``@param {number} ts - Epoch`` -> ``number ts - Epoch``).
+``self_names``
+    names a definition or container takes in the query when it stands for
+    the module itself (JavaScript's ``export default function () {}`` is
+    captured on ``default``, ``module.exports = {...}`` on ``exports``): such
+    a unit, or a container's members, are named after the file instead, its
+    stem (``resolveConfig.js`` -> ``resolveConfig``), or its folder's name for
+    ``index``/``main``/``mod`` files (``defaults/index.js`` -> ``defaults``).
 ``query``
     the ``.scm`` file in this folder, or a list of them concatenated in order
     (``tsx`` is ``typescript.scm`` + ``jsx.scm``).
@@ -96,7 +106,8 @@ Each key is a hookgraph language id; its object has:
     block in a language not listed (``lang="coffee"``) is skipped.
 ``bare_calls_reach_methods``
     ``true`` where a call without a receiver may run a method of the calling
-    object (Ruby's ``helper(x)`` is ``self.helper(x)``): callers/callees look
+    object (Ruby's ``helper(x)`` is ``self.helper(x)``; Java, Kotlin, Swift,
+    C#, Scala, C++ and Dart call their own class's methods so): callers/callees look
     for the calling class's own method first. Default ``false``: a bare call
     names a function or class.
 ``self_receivers``
@@ -211,6 +222,15 @@ A call or base captured as one token that is itself qualified (Perl's
 ``Carp::croak``, the string ``'Base::Class'`` of ``use parent``) is known by
 its last part (``croak``); ``target_full`` keeps the whole name.
 
+Exports
+
+``@name.export``
+    a name the file exports without defining it as a unit here (an exported
+    constant, a re-export, a barrel's ``export * from "./core"``, CommonJS
+    ``module.exports = { parse }``): the file unit lists these after its
+    definitions (``exports: ...``), so a file that only passes names on
+    still says what it offers.
+
 Embedded blocks (``blocks`` languages only)
 
 ``@block.tag`` + ``@block.code``
@@ -306,6 +326,7 @@ class LanguageSpec:
     data: bool = False
     mask: tuple[re.Pattern[bytes], ...] = ()
     doc_strip: re.Pattern[str] | None = None
+    self_names: frozenset[str] = frozenset()
 
     @property
     def display_name(self) -> str:
@@ -360,6 +381,7 @@ def _spec(lang_id: str, entry: dict, fallback: str | None) -> LanguageSpec:
         bare_calls_reach_methods=bool(entry.get("bare_calls_reach_methods", False)),
         final_newline=bool(entry.get("final_newline", False)),
         self_receivers=frozenset(entry.get("self_receivers", ())),
+        self_names=frozenset(entry.get("self_names", ())),
     )
 
 

@@ -27,14 +27,120 @@
     (generator_function body: (_) @body)
   ]) @definition.function
 
-; module.exports.f = function () {...}, Foo.prototype.f = () => ...
+; Foo.prototype.f = function () {...}: a method of Foo (the older way to write a class)
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (member_expression
+        object: (identifier) @name.scope
+        property: (property_identifier) @_prototype)
+      property: (property_identifier) @name.definition.method)
+    right: [
+      (arrow_function body: (_) @body)
+      (function_expression body: (_) @body)
+      (generator_function body: (_) @body)
+    ]) @definition.method
+  (#eq? @_prototype "prototype"))
+
+; AxiosError.from = (...) => ..., validators.transitional = function (...) {...}: a
+; function kept on an object, qualified by it (Foo.from); module.exports.f and
+; exports.f qualify nothing
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: [(identifier) (member_expression)] @name.scope
+      property: (property_identifier) @name.definition.function)
+    right: [
+      (arrow_function body: (_) @body)
+      (function_expression body: (_) @body)
+      (generator_function body: (_) @body)
+    ]) @definition.function
+  (#not-match? @name.scope "^(module[.]exports|exports|module|this)$|[.]prototype$"))
 (expression_statement
   (assignment_expression
     left: (member_expression property: (property_identifier) @name.definition.function)
     right: [
       (arrow_function body: (_) @body)
       (function_expression body: (_) @body)
-    ]) @definition.function)
+      (generator_function body: (_) @body)
+    ]) @definition.function
+  (#not-eq? @name.definition.function "exports"))
+
+; module.exports = function (...) {...}: the module itself is the function; it is
+; named after the file (languages.json "self_names"), or after itself when it has a name
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module
+      property: (property_identifier) @name.definition.function)
+    right: [
+      (arrow_function body: (_) @body)
+      (function_expression !name body: (_) @body)
+      (generator_function !name body: (_) @body)
+    ]) @definition.function
+  (#eq? @_module "module")
+  (#eq? @name.definition.function "exports"))
+(expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    right: [
+      (function_expression name: (identifier) @name.definition.function body: (_) @body)
+      (generator_function name: (identifier) @name.definition.function body: (_) @body)
+    ]) @definition.function
+  (#eq? @_module "module")
+  (#eq? @_exports "exports"))
+
+; export default function (...) {...} / export default (config) => {...}: named after the file
+(export_statement
+  "default" @name.definition.function
+  value: [
+    (arrow_function body: (_) @body)
+    (function_expression !name body: (_) @body)
+    (generator_function !name body: (_) @body)
+  ]) @definition.function
+
+; class expressions: module.exports = class Foo {...}, const Foo = class {...},
+; export default class {...} (named after the file)
+(class
+  name: (_) @name.definition.class
+  body: (class_body) @body) @definition.class
+(variable_declarator
+  name: (identifier) @name.definition.class
+  value: (class !name body: (class_body) @body)) @definition.class
+(export_statement
+  "default" @name.definition.class
+  value: (class !name body: (class_body) @body)) @definition.class
+(expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_module property: (property_identifier) @name.definition.class)
+    right: (class !name body: (class_body) @body)) @definition.class
+  (#eq? @_module "module")
+  (#eq? @name.definition.class "exports"))
+
+; objects of functions qualify their members: const defaults = { validateStatus() {...} }
+; gives defaults.validateStatus, Foo.prototype = { bar() {...} } gives Foo.bar, and
+; export default { getAdapter } / module.exports = { ... } are named after the file
+(variable_declarator
+  name: (identifier) @name.container
+  value: (object) @container)
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @name.container
+      property: (property_identifier) @_prototype)
+    right: (object) @container)
+  (#eq? @_prototype "prototype"))
+(expression_statement
+  (assignment_expression
+    left: (member_expression
+      object: (identifier) @_module
+      property: (property_identifier) @name.container)
+    right: (object) @container)
+  (#eq? @_module "module")
+  (#eq? @name.container "exports"))
+(export_statement
+  "default" @name.container
+  value: (object) @container)
 
 ; functions in object literals, the usual way to write a module of helpers:
 ; export default { getAdapter: (names) => {...}, isAbsolute(url) {...} }
@@ -82,3 +188,34 @@
 (new_expression constructor: (identifier) @name.reference.call @reference.call)
 (new_expression
   constructor: (member_expression property: (property_identifier) @name.reference.call) @reference.call)
+
+; ---------------------------------------------------------------- exports
+; (what the file unit lists besides its definitions: constants, re-exports, barrels)
+
+(export_statement declaration: (lexical_declaration (variable_declarator name: (identifier) @name.export)))
+(export_statement declaration: (variable_declaration (variable_declarator name: (identifier) @name.export)))
+(export_statement "default" value: (identifier) @name.export)
+(export_clause (export_specifier name: (_) @name.export !alias))
+; export { axios as default }: axios; export { a as b }: b
+; (the javascript grammar reads that `default` as a keyword, the typescript one as a name)
+(export_clause (export_specifier name: (_) @name.export alias: (_) @_alias) (#eq? @_alias "default"))
+(export_clause (export_specifier alias: (identifier) @name.export) (#not-eq? @name.export "default"))
+(export_statement (namespace_export (_) @name.export))
+; export * from "./core": the module it passes on
+(export_statement "*" source: (string (string_fragment) @name.export))
+; module.exports = { parse, format: formatDate } / module.exports = Router
+(expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    right: (object [
+      (shorthand_property_identifier) @name.export
+      (pair key: (property_identifier) @name.export)
+    ]))
+  (#eq? @_module "module")
+  (#eq? @_exports "exports"))
+(expression_statement
+  (assignment_expression
+    left: (member_expression object: (identifier) @_module property: (property_identifier) @_exports)
+    right: (identifier) @name.export)
+  (#eq? @_module "module")
+  (#eq? @_exports "exports"))

@@ -21,3 +21,9 @@
 (class_heritage (identifier) @name.reference.inherits)
 (class_heritage
   (member_expression property: (property_identifier) @name.reference.inherits) @reference.inherits)
+
+; ---------------------------------------------------------------- exports
+
+; export { axios as default }: this grammar reads `default` as a keyword (ecmascript.scm
+; has the typescript grammar's reading, a name)
+(export_clause (export_specifier name: (_) @name.export alias: "default"))

@@ -1,0 +1,159 @@
+"""How sure a ranking is: a confidence per answer, and a strong/weak verdict per query.
+
+``ask`` must not present an unrelated unit as the answer to a question the
+index cannot answer ("JWT authentication" asked of a project that has none,
+``wt_only_func`` when no such name exists). The verdict is made per query,
+from what the query showed as a whole, by three rules and one fitted model:
+
+* a query written as a code name (``snake_case``, ``camelCase``, ``Foo.bar``,
+  ``LZ4F_x``; not a plain word like ``retry``) that some unit is named exactly is
+  **strong** (:data:`EXACT_CONFIDENCE`); one that no unit is named is
+  **weak** (:data:`NO_EXACT_CONFIDENCE`), whatever resembles it;
+* a plain-word graph question ("what calls X?") answered from the call
+  graph is **strong** (:data:`GRAPH_CONFIDENCE`);
+* any other question gets a logistic model over five numbers
+  (:func:`features`): how many of its words the full-text index knows at all
+  (log of the count, counted up to 3), how many it does not know (at most 3)
+  and their share of its words (both weigh less in an index of fewer than
+  :data:`VOCABULARY_UNITS` units), how much of the question's specificity the
+  best of the top three units covers (each word weighted by its inverse
+  document frequency, a word the index does not know as the rarest), and the
+  best cosine similarity of the question to any unit (without vectors, as
+  with ``--no-semantic``, a typical value: no evidence either way). A question about what
+  a project does not have usually hinges on a word the project never uses
+  ("OAuth", "Kafka", "websocket"), or its rare words are spread over units
+  that each hold one of them.
+
+  The known-word count is capped at 3 on purpose: on eval/ the absent
+  questions are short phrases and the answerable ones long sentences, so an
+  uncapped count separates them better there (absent flagged 0.94) but would
+  call every two-word question people type weak.
+
+The model's weights (:data:`WEIGHTS`) were fitted on the tuned projects of
+``eval/`` (absent questions against every answerable question, classes
+balanced, checked leaving each project out in turn); see eval/RESULTS.md.
+The best answer's confidence is that probability; each further answer's is
+the best one's scaled by its score's share of the best score. The verdict is
+``"strong"`` when the best confidence reaches :data:`MATCH_THRESHOLD`.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any
+
+__all__ = ["Evidence", "features", "query_confidence", "score_results", "score_files", "verdict",
+           "MATCH_THRESHOLD"]
+
+#: The verdict is "strong" when the best answer's confidence reaches this.
+MATCH_THRESHOLD = 0.5
+#: An identifier some unit is named exactly; one no unit is named; a question the graph answered.
+EXACT_CONFIDENCE = 0.95
+NO_EXACT_CONFIDENCE = 0.1
+GRAPH_CONFIDENCE = 0.95
+#: At most this many unknown words count (a long question may have several odd words).
+UNKNOWN_CAP = 3
+#: Unknown words weigh in full from an index of this many units on, less below (log scale): a small
+#: repository's vocabulary lacks many words that a question about it may still fairly use.
+VOCABULARY_UNITS = 1000
+#: The similarity assumed when there is none (``--no-semantic``, vectors still being embedded): the median
+#: best similarity of answerable questions on eval/, so missing evidence counts neither way.
+NO_VECTOR_SIMILARITY = 0.55
+#: Known words count up to this many (see the module docstring: length is not evidence).
+KNOWN_CAP = 3
+
+
+@dataclass
+class Evidence:
+    """What the query showed as a whole (filled in by :func:`hookgraph.search.rank`).
+
+    ``frequencies``: per query word, in how many units it occurs (capped by
+    the lookup; 0: the index does not know it). ``covered``: for each of the
+    top three answers, which query words occur in it. ``units``: how many
+    units the index has (for the inverse document frequency).
+    """
+
+    intent: str
+    words: list[str] = field(default_factory=list)
+    frequencies: list[int] = field(default_factory=list)
+    covered: list[list[bool]] = field(default_factory=list)
+    units: int = 1
+    best_similarity: float | None = None
+    exact: bool = False
+    graph_answered: bool = False
+    #: The query is one name written as code (not a plain word that happens to be one token).
+    code_name: bool = False
+
+
+def _specificity_covered(e: Evidence) -> float:
+    """The share of the query's specificity (IDF-weighted words) the best-covering top answer holds."""
+    n = max(e.units, 1)
+    idf = [math.log(n / (f + 1)) if f > 0 else math.log(n) for f in e.frequencies]
+    total = sum(w for w in idf if w > 0)
+    if total <= 0:
+        return 0.0
+    return max((sum(w for w, hit in zip(idf, cover) if hit and w > 0) / total for cover in e.covered), default=0.0)
+
+
+def features(e: Evidence) -> dict[str, float]:
+    """The numbers a question's confidence is computed from (the model's inputs)."""
+    known = sum(1 for f in e.frequencies if f > 0)
+    unknown = len(e.frequencies) - known
+    vocabulary = min(1.0, math.log(max(e.units, 2)) / math.log(VOCABULARY_UNITS))
+    return {
+        "log_known": math.log1p(min(known, KNOWN_CAP)),
+        "unknown": vocabulary * min(unknown, UNKNOWN_CAP),
+        "unknown_share": vocabulary * (unknown / len(e.frequencies) if e.frequencies else 0.0),
+        "covered": _specificity_covered(e),
+        "similarity": e.best_similarity if e.best_similarity is not None else NO_VECTOR_SIMILARITY,
+    }
+
+
+#: Logistic weights over :func:`features` (intercept under "bias"), fitted on eval/'s tuned projects.
+WEIGHTS: dict[str, float] = {"bias": -5.32, "log_known": 2.97, "unknown": 0.22, "unknown_share": -4.22,
+                             "covered": 2.08, "similarity": 2.77}
+
+
+def _logistic(values: dict[str, float]) -> float:
+    z = WEIGHTS.get("bias", 0.0) + sum(WEIGHTS.get(k, 0.0) * v for k, v in values.items())
+    return 1.0 / (1.0 + math.exp(-max(-30.0, min(30.0, z))))
+
+
+def query_confidence(e: Evidence) -> tuple[float, dict[str, float]]:
+    """The best answer's confidence for this query, and what it was computed from."""
+    if e.intent == "identifier" and (e.exact or e.code_name):
+        return (EXACT_CONFIDENCE if e.exact else NO_EXACT_CONFIDENCE), {"exact": 1.0 if e.exact else 0.0}
+    if e.graph_answered:
+        return GRAPH_CONFIDENCE, {"graph": 1.0}
+    values = features(e)
+    return _logistic(values), values
+
+
+def score_results(ranked: list[Any], evidence: Evidence) -> None:
+    """Set ``confidence`` (and ``features``) on every ranked result, in place."""
+    if not ranked:
+        return
+    best, values = query_confidence(evidence)
+    top_score = ranked[0].score
+    for r in ranked:
+        share = r.score / top_score if top_score > 0 else 0.0
+        r.confidence = round(best * max(0.0, min(1.0, share)), 4)
+        r.features = values
+    ranked[0].confidence = round(best, 4)
+
+
+def score_files(files: list[Any], results: list[Any]) -> None:
+    """Set ``confidence`` on ranked files, in place: the query's confidence scaled by the file's share."""
+    if not files or not results:
+        return
+    best = results[0].confidence
+    top_score = files[0].score
+    for f in files:
+        share = f.score / top_score if top_score > 0 else 0.0
+        f.confidence = round(best * max(0.0, min(1.0, share)), 4)
+
+
+def verdict(results: list[Any]) -> str:
+    """``"strong"`` when the best answer's confidence reaches ``MATCH_THRESHOLD``, else ``"weak"``."""
+    return "strong" if results and max(r.confidence for r in results) >= MATCH_THRESHOLD else "weak"

@@ -1,0 +1,96 @@
+"""Files as answers: the unit ranking folded into distinct files (``ask --files``).
+
+A question about a design ("how are sub-applications mounted?", "template
+lookup and rendering") is answered by a file, or a few: what a reviewer
+opens. A file is ranked by what its units showed, read the way a person
+skims results:
+
+* its best unit's score (the unit ranking already blends words, meaning and
+  the graph, and weighs tests, docs and release notes down for questions);
+* coherence: a file where several units answer is more likely the place
+  than one with a single lucky hit, so the next best units add a share;
+* its name and folders: question words that match the file's stem or its
+  last folders, inflections included (:mod:`hookgraph.search.paths`);
+* what the file is: documentation, data and text chunks describe or
+  configure the code and come after it.
+
+Each file keeps its best units (with lines) so the answer says where to look.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from hookgraph.parse.languages import REGISTRY
+from hookgraph.search.paths import matched_words, path_words
+
+if TYPE_CHECKING:
+    from hookgraph.search import Result
+
+__all__ = ["FileResult", "rank_files"]
+
+#: Share of the next best units' scores (``FILE_COHERENCE_UNITS`` of them) added to a file's best.
+FILE_COHERENCE = 0.3
+FILE_COHERENCE_UNITS = 2
+#: Per question word matching the file's stem / one of its last two folders.
+FILE_STEM_BOOST = 0.0
+FILE_FOLDER_BOOST = 0.0
+#: Factor for documentation (Markdown/reST) and for data, markup and text chunks (fallback formats).
+FILE_DOC_WEIGHT = 0.5
+FILE_DATA_WEIGHT = 0.5
+
+
+@dataclass
+class FileResult:
+    """One file ranked for a question, with the units that put it there."""
+
+    path: str
+    language: str | None
+    score: float
+    units: list[Result] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    #: How likely this file is a right answer, 0..1 (see :mod:`hookgraph.search.confidence`).
+    confidence: float = 0.0
+
+
+def file_weight(language: str | None, kinds: set[str]) -> tuple[float, str]:
+    """How much a file's kind says it is an answer to a design question: code first."""
+    spec = REGISTRY.get(language or "")
+    if spec is not None and spec.sections:
+        return FILE_DOC_WEIGHT, "documentation"
+    if (spec is not None and spec.data) or kinds <= {"file", "chunk", "block"}:
+        return FILE_DATA_WEIGHT, "data or text"
+    return 1.0, ""
+
+
+def rank_files(results: list[Result], words: list[str], *, top: int = 10, units_per_file: int = 3) -> list[FileResult]:
+    """Distinct files from a ranked unit list, best first (see the module docstring)."""
+    by_path: dict[str, list[Result]] = {}
+    for r in results:
+        by_path.setdefault(r.unit.path, []).append(r)
+    files = []
+    for path, members in by_path.items():
+        members = sorted(members, key=lambda r: -r.score)
+        best = members[0]
+        f = FileResult(path, best.unit.language, best.score)
+        if FILE_COHERENCE and len(members) > 1:
+            f.score += FILE_COHERENCE * sum(m.score for m in members[1:1 + FILE_COHERENCE_UNITS])
+            f.reasons.append("several units answer")
+        if FILE_STEM_BOOST or FILE_FOLDER_BOOST:
+            pw = path_words(path)
+            stem = matched_words(words, pw.stem)
+            folders = matched_words(words, pw.folders) - stem
+            bonus = FILE_STEM_BOOST * len(stem) + FILE_FOLDER_BOOST * len(folders)
+            if bonus:
+                f.score += bonus
+                f.reasons.append("question words in its path")
+        factor, why = file_weight(best.unit.language, {m.unit.kind for m in members})
+        if factor != 1.0:
+            f.score *= factor
+            f.reasons.append(why)
+        code = [m for m in members if m.unit.kind != "file"] or members
+        f.units = code[:units_per_file]
+        files.append(f)
+    files.sort(key=lambda f: (-f.score, f.path))
+    return files[:top]

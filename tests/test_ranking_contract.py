@@ -1,0 +1,241 @@
+"""Issue 15's contract and rules on a small real repository: real git, real SQLite, the shipped model.
+
+``confidence`` and ``match`` (strong/weak, exit 1 and one line when weak),
+``ask --files``, plain-word graph questions answered from the call graph, and
+the rules the files ranking keeps (coherence, documentation after code).
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from hookgraph.search import answer_match, read_intent, search, search_files
+from hookgraph.search.intent import code_names, is_code_name
+from hookgraph.search.paths import words_match
+from hookgraph.store import Store
+from tests.conftest import TINY_APP, index_now, make_repo, run_cli
+
+STORAGE = '''"""Where downloaded pages are kept between runs."""
+
+
+def save_page(folder, url, body):
+    """Write a downloaded page to a file named after its address."""
+    with open(page_file(folder, url), "wb") as f:
+        f.write(body)
+
+
+def load_page(folder, url):
+    """Read a page saved earlier, or None when it was never saved."""
+    try:
+        with open(page_file(folder, url), "rb") as f:
+            return f.read()
+    except FileNotFoundError:
+        return None
+
+
+def page_file(folder, url):
+    """The file a page is stored in: its address with slashes made safe."""
+    return folder + "/" + url.replace("/", "_")
+'''
+
+README = """# Tiny app
+
+Pages are downloaded with retries and stored on disk: saving a page writes
+a file, loading a page reads the stored file again.
+"""
+
+FILES = {"app.py": TINY_APP, "storage.py": STORAGE, "README.md": README}
+
+
+@pytest.fixture(scope="module")
+def app(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    repo = make_repo(tmp_path_factory.mktemp("ranking") / "app", FILES)
+    run_cli(repo, "index", "--wait", check=True)
+    return repo
+
+
+def ask_json(repo: Path, *args: str) -> tuple[int, dict]:
+    proc = run_cli(repo, "ask", "--json", *args)
+    assert proc.stdout, proc.stderr
+    return proc.returncode, json.loads(proc.stdout)
+
+
+def test_an_answerable_question_is_a_strong_match_with_a_confidence(app: Path) -> None:
+    code, payload = ask_json(app, "--top", "3", "download a page and try again when the network fails")
+    assert code == 0 and payload["match"] == "strong"
+    first = payload["results"][0]
+    assert first["symbol"] == "fetch_page" and 0.5 <= first["confidence"] <= 1.0
+    assert all(0.0 <= r["confidence"] <= first["confidence"] for r in payload["results"])
+
+
+def test_a_code_name_that_does_not_exist_is_weak_and_exits_1(app: Path) -> None:
+    code, payload = ask_json(app, "wt_only_func")
+    assert code == 1 and payload["match"] == "weak"
+    assert all(r["confidence"] < 0.5 for r in payload["results"])
+    proc = run_cli(app, "ask", "wt_only_func")
+    assert proc.returncode == 1 and proc.stdout  # the nearest units are still listed
+    # one line says so: here the note that no unit has that name
+    assert proc.stderr.splitlines() == ["note: no unit is named wt_only_func in the index"]
+
+
+def test_a_question_about_what_is_not_there_says_so_in_one_line(app: Path) -> None:
+    proc = run_cli(app, "ask", "OAuth login with JWT tokens")
+    assert proc.returncode == 1 and proc.stdout
+    weak = [line for line in proc.stderr.splitlines() if "no strong match" in line]
+    assert len(weak) == 1 and weak[0].startswith("hookgraph: no strong match in the index (best confidence 0.")
+    code, payload = ask_json(app, "OAuth login with JWT tokens")
+    assert code == 1 and payload["match"] == "weak"
+
+
+def test_an_exact_name_is_strong(app: Path) -> None:
+    code, payload = ask_json(app, "page_file")
+    assert code == 0 and payload["match"] == "strong"
+    assert payload["results"][0]["symbol"] == "page_file" and payload["results"][0]["confidence"] >= 0.9
+
+
+def test_weak_questions_keep_their_notes(app: Path) -> None:
+    code, payload = ask_json(app, "wt_only_func")
+    assert code == 1 and isinstance(payload["notes"], list) and payload["notes"]
+    assert any("wt_only_func" in note for note in payload["notes"])
+
+
+def test_what_calls_x_is_answered_from_the_call_graph(app: Path) -> None:
+    code, payload = ask_json(app, "--top", "5", "what calls page_file?")
+    assert code == 0 and payload["match"] == "strong"
+    top_two = {r["symbol"] for r in payload["results"][:2]}
+    assert top_two == {"save_page", "load_page"}
+    assert all(r["graph"] == 1.0 for r in payload["results"][:2])
+    code, payload = ask_json(app, "--top", "5", "what does fetch_page call?")
+    assert {r["symbol"] for r in payload["results"][:2]} == {"open_connection", "wait_a_little"}
+
+
+def test_graph_question_intent_is_read_from_plain_words() -> None:
+    assert read_intent("who uses Session.request?").direction == "callers"
+    assert read_intent("what does fetch_page depend on").direction == "callees"
+    assert read_intent("what calls this?").kind == "question"  # "this" is English, not a name
+    assert read_intent("retry").kind == "identifier"
+    assert code_names("why does parseHeaders drop empty values") == ("parseHeaders",)
+    assert is_code_name("LZ4F_compress") and not is_code_name("Windows") and not is_code_name("retry")
+
+
+def test_files_lists_distinct_files_with_their_best_units(app: Path) -> None:
+    code, payload = ask_json(app, "--files", "--top", "3", "saving and loading stored pages on disk")
+    assert code == 0 and payload["match"] == "strong"
+    paths = [f["path"] for f in payload["files"]]
+    assert len(paths) == len(set(paths)) and paths[0] == "storage.py"
+    best = payload["files"][0]
+    assert set(best) == {"path", "language", "score", "confidence", "units"}
+    assert best["language"] == "python" and {u["symbol"] for u in best["units"]} <= {"save_page", "load_page",
+                                                                                    "page_file", "storage.py"}
+    assert payload["results"] == [u for f in payload["files"] for u in f["units"]]
+    out = run_cli(app, "ask", "--files", "--top", "2", "saving and loading stored pages on disk", check=True).stdout
+    lines = out.splitlines()
+    assert lines[0] == "storage.py  (python)" and lines[1].startswith("    ")
+
+
+def test_files_and_context_disagree(app: Path) -> None:
+    proc = run_cli(app, "ask", "--files", "--context", "200", "pages")
+    assert proc.returncode == 2 and "--files and --context disagree" in proc.stderr
+
+
+def test_files_rank_code_before_the_readme_that_describes_it(app: Path, embedder) -> None:
+    """Documentation weighs half in the files ranking: the README says the same words, the code does the work."""
+    with Store(app / ".hookgraph" / "index.db") as store:
+        files = search_files(store, "saving a page writes a file, loading a page reads the stored file", top=3,
+                             embedder=embedder)
+        units = search(store, "saving a page writes a file, loading a page reads the stored file", top=10,
+                       embedder=embedder)
+    paths = [f.path for f in files]
+    assert paths.index("storage.py") < paths.index("README.md")
+    assert any("documentation" in reason for f in files if f.path == "README.md" for reason in f.reasons)
+    assert answer_match(files) == "strong" and answer_match(units) == "strong"
+
+
+def test_a_file_with_several_answering_units_is_lifted(app: Path, embedder) -> None:
+    with Store(app / ".hookgraph" / "index.db") as store:
+        files = search_files(store, "read and write stored pages", top=3, embedder=embedder)
+    assert files[0].path == "storage.py" and "several units answer" in files[0].reasons
+
+
+def test_inflections_match_path_words() -> None:
+    assert words_match("dependency", "dependencies") and words_match("compress", "compression")
+    assert words_match("test", "tests") and not words_match("tls", "tlsx")
+
+
+def test_an_index_of_a_fresh_repo_answers_in_process(tmp_path: Path, embedder) -> None:
+    """The in-process API gives the same verdicts as the command (no CLI in between)."""
+    repo = make_repo(tmp_path / "r", {"storage.py": STORAGE})
+    index_now(repo, embedder)
+    with Store(repo / ".hookgraph" / "index.db") as store:
+        assert answer_match(search(store, "NoSuchHandler", embedder=embedder)) == "weak"
+        assert answer_match(search(store, "load_page", embedder=embedder)) == "strong"
+
+
+HEADER = """#ifndef SUM_H
+#define SUM_H
+
+/* Add two integers and return their sum, saturating at INT_MAX. */
+int sum_saturating(int a, int b);
+
+#endif
+"""
+
+SOURCE = """#include <limits.h>
+#include "sum.h"
+
+int sum_saturating(int a, int b)
+{
+    if (a > 0 && b > INT_MAX - a)
+        return INT_MAX;
+    return a + b;
+}
+"""
+
+BEAN = """package num;
+
+/** A guessing game: the player guesses a number until it is found. */
+public class GuessBean {
+    private int answer;
+
+    /** Starts a new game with a random answer. */
+    public GuessBean() {
+        answer = 42;
+    }
+
+    public boolean guess(int n) {
+        return n == answer;
+    }
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def definitions_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
+    repo = make_repo(tmp_path_factory.mktemp("defs") / "d", {"sum.h": HEADER, "sum.c": SOURCE, "GuessBean.java": BEAN})
+    index_now(repo, embedder)
+    return repo
+
+
+def test_an_identifier_finds_its_definition_before_its_declaration(definitions_repo: Path, embedder) -> None:
+    with Store(definitions_repo / ".hookgraph" / "index.db") as store:
+        first, second = search(store, "sum_saturating", top=2, embedder=embedder)
+    assert (first.unit.path, second.unit.path) == ("sum.c", "sum.h")
+    assert first.exact and second.exact and first.score >= second.score
+
+
+def test_an_identifier_finds_the_class_before_its_constructor(definitions_repo: Path, embedder) -> None:
+    with Store(definitions_repo / ".hookgraph" / "index.db") as store:
+        ranked = search(store, "GuessBean", top=3, embedder=embedder)
+    names = [r.unit.qualname for r in ranked if r.exact]
+    assert names[:2] == ["GuessBean", "GuessBean.GuessBean"]
+
+
+def test_a_question_answered_by_a_prototype_shows_the_definition_first(definitions_repo: Path, embedder) -> None:
+    """The header's comment matches the words; the definition in the .c file is what a reader opens."""
+    with Store(definitions_repo / ".hookgraph" / "index.db") as store:
+        ranked = search(store, "add two integers, saturating at the maximum", top=5, embedder=embedder)
+    paths = [r.unit.path for r in ranked if r.unit.name == "sum_saturating"]
+    assert paths[:2] == ["sum.c", "sum.h"]
