@@ -135,11 +135,23 @@ def tree(root: Path, rev: str = "HEAD") -> dict[str, str]:
 
 
 def spawn(root: Path, *args: str, env: dict[str, str] | None = None, group: bool = False) -> subprocess.Popen[str]:
-    """``hookgraph ARGS`` as a new process (its own process group when ``group``, like a terminal job)."""
+    """``hookgraph ARGS`` as a new process (its own process group when ``group``, like a terminal job).
+
+    Ctrl-C is restored to its default in the child, as a terminal has it: a test
+    run started in the background of a non-interactive shell inherits SIGINT
+    ignored, and Python then keeps ignoring it.
+    """
     return subprocess.Popen(
         [PYTHON, "-m", "hookgraph.cli", *args], cwd=root, env=env or clean_env(),
         stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, start_new_session=group,
+        preexec_fn=_default_ctrl_c,
     )
+
+
+def _default_ctrl_c() -> None:
+    import signal
+
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def lock_held(root: Path) -> bool:
