@@ -12,7 +12,7 @@ import pytest
 
 from hookgraph.parse import parse_file
 from hookgraph.parse.fallback import MAX_UNITS, WINDOW_LINES
-from hookgraph.parse.languages import REGISTRY, interpreter_language, language_for, language_for_path
+from hookgraph.parse.languages import REGISTRY, interpreter_language, language_for, language_for_path, modeline_language
 
 # --------------------------------------------------------------------------- #! lines
 
@@ -35,6 +35,32 @@ from hookgraph.parse.languages import REGISTRY, interpreter_language, language_f
 )
 def test_interpreter_of_a_shebang_line(first_line: bytes, lang: str | None) -> None:
     assert interpreter_language(first_line + b"\nrest of the file\n") == lang
+
+
+@pytest.mark.parametrize(
+    ("text", "lang"),
+    [
+        (b"# ssh(1) completion                                       -*- shell-script -*-\n_ssh() { :; }\n", "bash"),
+        (b"#!/bin/false\n# -*- mode: sh; indent-tabs-mode: nil -*-\n", "bash"),
+        (b"# -*- coding: utf-8; mode: python -*-\nx = 1\n", "python"),
+        (b"x = 1\n" * 20 + b"# vim: set ft=ruby ts=2:\n", "ruby"),
+        (b"# -*- coding: utf-8 -*-\nx = 1\n", None),  # a coding line names no mode
+        (b"-*- fundamental -*-\n", None),  # a mode no language lists
+        (b"x\n" * 20 + b"# -*- shell-script -*-\n", None),  # Emacs reads only the first two lines
+    ],
+)
+def test_an_editor_modeline_names_the_language(text: bytes, lang: str | None) -> None:
+    assert modeline_language(text) == lang
+
+
+def test_a_file_without_a_known_name_or_shebang_is_decided_by_its_modeline() -> None:
+    # bash-completion 2.11's completions/ssh begins so (no #! line, no extension)
+    source = b"# ssh(1) completion                                       -*- shell-script -*-\n\n_ssh_queries()\n{\n    COMPREPLY+=($(compgen -W \"cipher mac\" -- \"${cur,,}\"))\n}\n"
+    assert language_for("completions/ssh", source) == "bash"
+    pf = parse_file("completions/ssh", source)
+    assert pf is not None and pf.language == "bash" and not pf.fallback
+    assert [u.qualname for u in pf.units if u.kind == "function"] == ["_ssh_queries"]
+    assert language_for("docs/notes.py", b"# -*- shell-script -*-\n") == "python"  # a code extension wins
 
 
 def test_a_file_without_a_known_name_is_decided_by_its_shebang() -> None:

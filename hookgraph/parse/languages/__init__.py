@@ -35,6 +35,12 @@ Each key is a hookgraph language id; its object has:
     ``#!/usr/bin/env -S node --flag`` give ``python3``, ``perl``, ``node``. A
     name matches itself followed by a version (``python`` matches
     ``python3.12``, ``ruby`` matches ``ruby2.7``), so list base names only.
+``modelines``
+    editor mode names that mean this language (``["sh", "shell-script",
+    "bash"]``), for files whose name and ``#!`` line say nothing: an Emacs
+    ``-*- shell-script -*-`` / ``-*- mode: sh -*-`` in the first two lines or a
+    vim ``vim: ft=sh`` / ``filetype=sh`` in the first or last five lines
+    (bash-completion's ``completions/ssh`` says only ``-*- shell-script -*-``).
 ``fallback``
     set only by ``fallback.json``, for formats that are indexed but not
     first-class: ``"blocks"`` (a pack grammar with no query: units of kind
@@ -308,6 +314,7 @@ class LanguageSpec:
     extensions: tuple[str, ...] = ()
     filenames: tuple[str, ...] = ()
     interpreters: tuple[str, ...] = ()
+    modelines: tuple[str, ...] = ()
     claims: tuple[tuple[str, tuple[re.Pattern[bytes], ...]], ...] = ()
     query: tuple[str, ...] = ()
     line_comments: tuple[str, ...] = ()
@@ -357,6 +364,7 @@ def _spec(lang_id: str, entry: dict, fallback: str | None) -> LanguageSpec:
         extensions=tuple(e.lower() for e in entry.get("extensions", ())),
         filenames=tuple(entry.get("filenames", ())),
         interpreters=tuple(entry.get("interpreters", ())),
+        modelines=tuple(entry.get("modelines", ())),
         claims=tuple(
             (ext.lower(), tuple(re.compile(rx.encode(), re.MULTILINE) for rx in rules))
             for ext, rules in entry.get("claims", {}).items()
@@ -405,6 +413,7 @@ REGISTRY: dict[str, LanguageSpec] = _load_registry()
 _BY_FILENAME: dict[str, str] = {}
 _BY_EXTENSION: list[tuple[str, str]] = []
 _BY_INTERPRETER: dict[str, str] = {}
+_BY_MODELINE: dict[str, str] = {}
 #: extension -> [(claimant id, its regexes)] in registry order.
 _CLAIMS: dict[str, list[tuple[str, tuple[re.Pattern[bytes], ...]]]] = {}
 for _spec_entry in REGISTRY.values():
@@ -414,12 +423,16 @@ for _spec_entry in REGISTRY.values():
         _BY_EXTENSION.append((_ext, _spec_entry.id))
     for _program in _spec_entry.interpreters:
         _BY_INTERPRETER.setdefault(_program, _spec_entry.id)
+    for _mode in _spec_entry.modelines:
+        _BY_MODELINE.setdefault(_mode.lower(), _spec_entry.id)
     for _ext, _rules in _spec_entry.claims:
         _CLAIMS.setdefault(_ext, []).append((_spec_entry.id, _rules))
 # an extension belongs to the first language listing it (first-class before
 # fallback); longest first, so ".d.ts" is tried before ".ts"
 _BY_EXTENSION = sorted(dict(reversed(_BY_EXTENSION)).items(), key=lambda item: len(item[0]), reverse=True)
 _SHEBANG = re.compile(rb"^#![ \t]*(\S+)((?:[ \t]+\S+)*)")
+_EMACS_MODE = re.compile(rb"-\*-\s*(?:.*?\bmode:\s*)?([\w+.-]+)\s*;?.*?-\*-", re.IGNORECASE)
+_VIM_MODE = re.compile(rb"\b(?:vim?|ex):.*?\b(?:ft|filetype)=([\w+.-]+)")
 _VERSION_SUFFIX = re.compile(r"[-_]?[0-9][0-9.]*$")
 
 
@@ -475,7 +488,29 @@ def language_for(path: str, data: bytes) -> str | None:
         by_shebang = interpreter_language(data)
         if by_shebang is not None:
             return by_shebang
+        by_modeline = modeline_language(data)
+        if by_modeline is not None:
+            return by_modeline
     return lang
+
+
+def modeline_language(data: bytes) -> str | None:
+    """The language an editor modeline names (Emacs ``-*- sh -*-``, vim ``ft=sh``), or ``None``."""
+    head = data[:1024].split(b"\n", 2)[:2]
+    for line in head:
+        m = _EMACS_MODE.search(line)
+        if m is not None:
+            lang = _BY_MODELINE.get(m.group(1).decode("ascii", "replace").lower())
+            if lang is not None:
+                return lang
+    lines = data[:4096].split(b"\n", 5)[:5] + data[-4096:].rsplit(b"\n", 5)[-5:]
+    for line in lines:
+        m = _VIM_MODE.search(line)
+        if m is not None:
+            lang = _BY_MODELINE.get(m.group(1).decode("ascii", "replace").lower())
+            if lang is not None:
+                return lang
+    return None
 
 
 def _claimed(owner: str | None, claimants: list[tuple[str, tuple[re.Pattern[bytes], ...]]], head: bytes) -> str | None:
