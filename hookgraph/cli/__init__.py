@@ -365,7 +365,10 @@ def status(as_json: bool) -> None:
     click.echo(f"index:     {info['database']} ({info['bytes'] / 1e6:.1f} MB)")
     click.echo(f"commit:    {info['indexed_commit'] or '(none)'}" + ("" if fresh.fresh else "  (not HEAD)"))
     model = info["model"]
-    click.echo(shown(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})"))
+    if model["name"]:
+        click.echo(shown(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})"))
+    else:
+        click.echo("model:     none yet (the first index records it)")
     files = info["files"]
     indexed = sum(n for s, n in files.items() if s.startswith("indexed"))
     skipped = {s.split(":", 1)[1]: n for s, n in files.items() if s.startswith("skipped:")}
@@ -376,14 +379,15 @@ def status(as_json: bool) -> None:
     for i, line in enumerate(lines):
         click.echo(("languages: " if i == 0 else "           ") + shown(line))
     units = info["units"]
-    click.echo(f"units:     {sum(units.values())} (" + ", ".join(f"{n} {k}" for k, n in sorted(units.items())) + ")")
+    click.echo(f"units:     {sum(units.values())}" + (" (" + ", ".join(f"{n} {k}" for k, n in sorted(units.items())) + ")"
+                                                     if units else ""))
     from hookgraph.plural import count
 
     click.echo(f"vectors:   {count(info['vectors'], 'distinct text')}; "
                f"{count(info['units_without_vector'], 'unit')} without a vector; "
                f"{info['split_units']} split into windows; {info['truncated_units']} cut after their last window")
     click.echo(f"embedding: {_queue_line(info)}")
-    click.echo("edges:     " + ", ".join(f"{n} {k}" for k, n in sorted(info["edges"].items())))
+    click.echo("edges:     " + (", ".join(f"{n} {k}" for k, n in sorted(info["edges"].items())) or "0"))
     for label, key in (("HEAD", "stale_vs_head"), ("index", "stale_vs_index"), ("worktree", "stale_vs_worktree")):
         paths = info[key]
         if paths:
