@@ -198,7 +198,8 @@ def main() -> None:
         while worker_pid(root) is not None:
             time.sleep(0.05)
         done, left = queue_numbers(root)
-        lost = started_texts(log) - done  # started by the model, never published: embedded again later
+        # started by the model and never published (embedded again later), this kill's share
+        lost = started_texts(log) - done - sum(k["lost"] for k in kills)
         time.sleep(2.0)  # a while with no embedder, as after a reboot
         status(root, extra)  # any command resumes
         downtime += time.monotonic() - killed_at
@@ -248,7 +249,7 @@ def render(r: dict, args: argparse.Namespace, machine_text: str, load_after: str
         f"`python benchmarks/first_index_bench.py --kills {args.kills} --sample {args.sample} --seed {args.seed}"
         + (f" --budget-minutes {args.budget_minutes:g}" if args.budget_minutes else "") + "`: "
         f"Django {VERSION} (PyPI sdist, sha256 `{SHA256[:16]}…`), {r['files']:,} files, {r['lines']:,} lines, "
-        f"an empty index, the background embedder on, no vector cache. {machine_text}; load after: {load_after}.",
+        f"an empty index, the background embedder on, no vector cache. {machine_text} Load after: {load_after}.",
         "",
         "| measure | value | target |",
         "|---|---:|---|",
