@@ -124,7 +124,9 @@ def test_index_through_the_server_gives_the_local_vectors(tmp_path: Path, server
     cos = (r * loc).sum(axis=1)
     print(f"remote vs local over {len(keys)} vectors: min cosine {cos.min():.7f}, mean {cos.mean():.7f}, "
           f"max abs diff {np.abs(r - loc).max():.2e}")
-    assert cos.min() >= 0.9999
+    # stored int8: a float difference of 1e-5 (the server sums in another order) can move a
+    # component across a rounding step, so one vector may land at 0.9999-; another model is < 0.9
+    assert cos.min() >= 0.9995 and cos.mean() >= 0.9999
     with Store(db_path(remote_repo), readonly=True) as a, Store(db_path(local_repo), readonly=True) as b:
         for key in ("model_sha256", "embed_recipe", "dims", "document_prefix"):
             assert a.get_meta(key) == b.get_meta(key)
