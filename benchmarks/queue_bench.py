@@ -222,7 +222,7 @@ def render(results: dict, args: argparse.Namespace, machine_text: str, load_afte
         f"a synthetic repository of {args.files} modules ({functions} functions and methods, about "
         f"{functions + args.files * 3} units), fully embedded, plain git hooks installed; the baseline "
         f"({args.baseline}, embedding inside the hooks) and this checkout measured one after the other in one run, "
-        f"medians of {args.runs} (range in brackets). {machine_text}; load after: {load_after}.",
+        f"medians of {args.runs} (range in brackets). {machine_text}",
         "",
         "| what git did | baseline | this | target |",
         "|---|---:|---:|---|",
