@@ -112,6 +112,14 @@ def test_what_calls_x_is_answered_from_the_call_graph(app: Path) -> None:
     assert {r["symbol"] for r in payload["results"][:2]} == {"open_connection", "wait_a_little"}
 
 
+def test_what_calls_x_when_nothing_does_says_so(app: Path) -> None:
+    code, payload = ask_json(app, "--top", "5", "what calls save_page?")  # defined, called nowhere
+    assert code == 0 and payload["results"][0]["symbol"] == "save_page"
+    assert "nothing in the index calls save_page" in payload["notes"]
+    proc = run_cli(app, "ask", "what calls page_file?")  # called: no such note
+    assert "nothing in the index calls" not in proc.stderr
+
+
 def test_graph_question_intent_is_read_from_plain_words() -> None:
     assert read_intent("who uses Session.request?").direction == "callers"
     assert read_intent("what does fetch_page depend on").direction == "callees"

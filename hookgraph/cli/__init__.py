@@ -178,7 +178,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
     line on stderr otherwise), as when nothing matches at all.
     """
     from hookgraph.sync import freshness
-    from hookgraph.cli.coverage import ask_notes
+    from hookgraph.cli.coverage import ask_notes, graph_note
     from hookgraph.cli.output import explains_weak, print_results, weak_line
     from hookgraph.search import answer_match, search, search_files
 
@@ -211,6 +211,9 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         if not results and path_glob and not _any_path_matches(store, path_glob):
             click.echo(f"hookgraph: no indexed path matches --path {shown(path_glob)!r}", err=True)
         notes = ask_notes(store, query)
+        no_links = graph_note(query, results)
+        if no_links:
+            notes.append(no_links)
         if context_tokens is not None:
             from hookgraph.search.pack import build_pack, render_pack
 

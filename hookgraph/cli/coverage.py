@@ -204,3 +204,19 @@ def ask_notes(store: Any, query: str) -> list[str]:
                 if gap:
                     notes.append(gap[0])
     return notes
+
+
+def graph_note(query: str, results: list[Any]) -> str | None:
+    """"What calls X?" when X is known and nothing calls it: say so, rather than let X itself look like the answer."""
+    from hookgraph.search.intent import read_intent
+
+    intent = read_intent(query)
+    symbol = (intent.symbol or "").rstrip("?")
+    if intent.kind != "graph" or not symbol:
+        return None
+    reasons = [reason for r in results for reason in r.reasons]
+    if "the unit asked about" not in reasons or any(x.startswith(("calls ", "called by ")) for x in reasons):
+        return None
+    if intent.direction == "callers":
+        return f"nothing in the index calls {symbol}"
+    return f"{symbol} calls nothing in the index"
