@@ -53,6 +53,7 @@ QUESTIONS = [
 
 def build(root: Path, units_wanted: int) -> tuple[Path, int, float, list[str]]:
     """The repository and index for about ``units_wanted`` units (reused when ``root`` has them)."""
+    from hookgraph.embed.queue import drain
     from hookgraph.store import Store, db_path
     from hookgraph.sync import read_target, sync
 
@@ -67,7 +68,9 @@ def build(root: Path, units_wanted: int) -> tuple[Path, int, float, list[str]]:
     sources = build_sources(n_files)
     write_repo(repo, sources)
     started = time.perf_counter()
-    sync(repo, read_target(repo, "head"), full=True, embedder=fake_embedder())
+    fake = fake_embedder()
+    sync(repo, read_target(repo, "head"), full=True, embedder=fake)
+    drain(db_path(repo), fake)  # a sync only queues texts (issue 12): fill them, or every ask embeds on the spot
     seconds = time.perf_counter() - started
     with Store(db_path(repo), readonly=True) as store:
         units = store.db.execute("SELECT count(*) FROM units").fetchall()[0][0]
