@@ -8,44 +8,14 @@ their lines, some signatures and docstrings, and edges of every kind.
 
 from __future__ import annotations
 
-import logging
 
 import pytest
 
 from hookgraph.parse import parse_file
-from hookgraph.parse.units import CodeUnit, ParsedFile
+from tests.parse_helpers import edges_from, has_edge, unit, units_of
+from tests.parse_helpers import no_parse_fallback  # noqa: F401 (an autouse fixture: imported, it applies here)
 
 
-def units_of(pf: ParsedFile) -> set[tuple[str, str, int, int]]:
-    return {(u.kind, u.qualname, u.start_line, u.end_line) for u in pf.units if u.kind != "file"}
-
-
-def unit(pf: ParsedFile, qualname: str) -> CodeUnit:
-    (found,) = [u for u in pf.units if u.qualname == qualname]
-    return found
-
-
-def has_edge(pf: ParsedFile, kind: str, source: str, target: str, full: str | None = None, line: int | None = None) -> bool:
-    return any(
-        e.kind == kind
-        and e.source == source
-        and e.target == target
-        and (full is None or e.target_full == full)
-        and (line is None or e.line == line)
-        for e in pf.edges
-    )
-
-
-def edges_from(pf: ParsedFile, kind: str, source: str) -> set[str]:
-    return {e.target for e in pf.edges if e.kind == kind and e.source == source}
-
-
-@pytest.fixture(autouse=True)
-def _no_parse_fallback(caplog):
-    """parse_file falls back to a bare file unit on internal errors; that must not happen here."""
-    with caplog.at_level(logging.WARNING, logger="hookgraph.parse"):
-        yield
-    assert not [r for r in caplog.records if r.name == "hookgraph.parse"]
 
 
 PYTHON = r'''#!/usr/bin/env python

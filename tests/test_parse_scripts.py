@@ -8,13 +8,14 @@ signatures and docstrings, and an edge of every kind the language has.
 
 from __future__ import annotations
 
-import logging
 from pathlib import Path
 
 import pytest
 
 from hookgraph.parse import parse_file
-from hookgraph.parse.units import CodeUnit, ParsedFile
+from hookgraph.parse.units import ParsedFile
+from tests.parse_helpers import edges_from, has_edge, unit, units_of
+from tests.parse_helpers import no_parse_fallback  # noqa: F401 (an autouse fixture: imported, it applies here)
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "languages"
 
@@ -25,36 +26,6 @@ def parsed(relative: str) -> ParsedFile:
     return pf
 
 
-def units_of(pf: ParsedFile) -> set[tuple[str, str, int, int]]:
-    return {(u.kind, u.qualname, u.start_line, u.end_line) for u in pf.units if u.kind != "file"}
-
-
-def unit(pf: ParsedFile, qualname: str) -> CodeUnit:
-    (found,) = [u for u in pf.units if u.qualname == qualname]
-    return found
-
-
-def has_edge(pf: ParsedFile, kind: str, source: str, target: str, full: str | None = None, line: int | None = None) -> bool:
-    return any(
-        e.kind == kind
-        and e.source == source
-        and e.target == target
-        and (full is None or e.target_full == full)
-        and (line is None or e.line == line)
-        for e in pf.edges
-    )
-
-
-def targets(pf: ParsedFile, kind: str, source: str) -> set[str]:
-    return {e.target for e in pf.edges if e.kind == kind and e.source == source}
-
-
-@pytest.fixture(autouse=True)
-def _no_parse_fallback(caplog):
-    """parse_file falls back to a bare file unit on internal errors; that must not happen here."""
-    with caplog.at_level(logging.WARNING, logger="hookgraph.parse"):
-        yield
-    assert not [r for r in caplog.records if r.name == "hookgraph.parse"]
 
 
 # --------------------------------------------------------------------------- Ruby
@@ -81,7 +52,7 @@ def test_ruby_modules_classes_and_methods_nest_with_double_colons():
 def test_ruby_module_functions_requires_and_receivers():
     pf = parsed("ruby/lib/retriable.rb")
     assert ("function", "Retriable::retriable", 25, 75) in units_of(pf)
-    assert targets(pf, "imports", pf.path) == {"timeout", "retriable/config", "retriable/exponential_backoff", "retriable/version"}
+    assert edges_from(pf, "imports", pf.path) == {"timeout", "retriable/config", "retriable/exponential_backoff", "retriable/version"}
     assert has_edge(pf, "calls", "Retriable::retriable", "timeout", "Timeout.timeout", 60)
     assert has_edge(pf, "calls", "Retriable::with_context", "retriable", "retriable", 22)
     kernel = parsed("ruby/lib/retriable/core_ext/kernel.rb")
@@ -106,7 +77,7 @@ def test_ruby_superclass_mixins_and_comment_docs():
     assert unit(pf, "Linguist::FileBlob::mode").docstring == "Public: Read file permissions\n\nReturns a String like '100644'"
     assert has_edge(pf, "inherits", "Linguist::FileBlob", "Blob", line=8)
     assert has_edge(pf, "inherits", "Linguist::FileBlob", "BlobHelper", line=9)  # include BlobHelper
-    assert "include" not in targets(pf, "calls", "Linguist::FileBlob")  # a declaration, not a call
+    assert "include" not in edges_from(pf, "calls", "Linguist::FileBlob")  # a declaration, not a call
     assert has_edge(pf, "calls", "Linguist::FileBlob::mode", "stat", "File.stat", 26)
 
 
@@ -175,7 +146,7 @@ def test_lua_table_functions_are_methods_of_their_table():
     assert setdefault.signature == "function Map:setdefault(key, default)"
     assert setdefault.docstring.startswith("set a value in the map if it doesn't exist yet.")  # LDoc ---
     assert pf.units[0].docstring.startswith("A Map class.")
-    assert targets(pf, "imports", pf.path) == {"pl.tablex", "pl.utils", "pl.pretty", "pl.class"}
+    assert edges_from(pf, "imports", pf.path) == {"pl.tablex", "pl.utils", "pl.pretty", "pl.class"}
     assert has_edge(pf, "imports", "makelist", "pl.List", line=37)
     assert has_edge(pf, "calls", "Map.setdefault", "set", "self:set", 67)
     assert has_edge(pf, "calls", "Map.items", "pairmap", "tablex.pairmap", 53)
@@ -199,9 +170,9 @@ def test_shell_functions_commands_and_sourced_files():
     assert has_edge(pf, "calls", "readlink_f", "readlink_f", line=67)  # it recurses
     assert has_edge(pf, "calls", "readlink_f", "dirname", line=64)
     assert has_edge(pf, "calls", pf.path, "starts_with", line=179)
-    assert "echo" not in targets(pf, "calls", "readlink_f")  # builtins that only steer the script
+    assert "echo" not in edges_from(pf, "calls", "readlink_f")  # builtins that only steer the script
     sourced = parsed("bash/bash_completion.sh")
-    assert targets(sourced, "imports", sourced.path) == {
+    assert edges_from(sourced, "imports", sourced.path) == {
         "${XDG_CONFIG_HOME:-$HOME/.config}/bash_completion",
         "/usr/share/bash-completion/bash_completion",
     }
@@ -227,8 +198,8 @@ def test_perl_package_statements_name_their_subs():
     assert unit(pf, "Try::Tiny::try").docstring == ""  # its comment block ends a blank line above it
     assert has_edge(pf, "contains", "Try::Tiny", "Try::Tiny::try")
     assert has_edge(pf, "contains", "Try::Tiny::ScopeGuard", "Try::Tiny::ScopeGuard::DESTROY")
-    assert targets(pf, "imports", "Try::Tiny") >= {"Exporter", "Carp", "Sub::Util", "Sub::Name"}
-    assert "strict" not in targets(pf, "imports", "Try::Tiny")  # pragmas are not modules
+    assert edges_from(pf, "imports", "Try::Tiny") >= {"Exporter", "Carp", "Sub::Util", "Sub::Name"}
+    assert "strict" not in edges_from(pf, "imports", "Try::Tiny")  # pragmas are not modules
     assert has_edge(pf, "calls", "Try::Tiny::try", "_new", "Try::Tiny::ScopeGuard->_new", 81)
     assert has_edge(pf, "calls", "Try::Tiny::catch", "croak", "croak", 140)
 
@@ -332,9 +303,9 @@ def test_elixir_modules_functions_protocols_and_docs():
     assert unit(pf, "M.func").signature == "def func(a, b)"
     assert has_edge(pf, "calls", "M.func", "expand", "Path.expand", 161)
     assert has_edge(pf, "calls", "M.func", "func", "__MODULE__.func", 164)
-    assert not targets(pf, "calls", "M")  # @spec func(...) and @custom_attr name no call
+    assert not edges_from(pf, "calls", "M")  # @spec func(...) and @custom_attr name no call
     assert has_edge(pf, "inherits", "Useless.Atom", "Useless", line=225)
-    assert targets(pf, "imports", pf.path) == {"Kernel", "Long.Module.Name", "Bitwise"}
+    assert edges_from(pf, "imports", pf.path) == {"Kernel", "Long.Module.Name", "Bitwise"}
     assert has_edge(pf, "contains", "Useless", "Useless.func1")
 
 
@@ -373,7 +344,7 @@ def test_erlang_remote_calls_imports_and_licence_headers():
     assert has_edge(pf, "calls", "etop_txt:do_update", "fwrite", "io:fwrite", 67)
     assert has_edge(pf, "imports", "etop_txt", "loadinfo", "etop:loadinfo", 40)  # -import(etop, [loadinfo/2])
     assert has_edge(pf, "imports", "etop_txt", "etop.hrl", line=27)
-    assert "pos_integer" not in targets(pf, "calls", "etop_txt:field_widths")  # record field types
+    assert "pos_integer" not in edges_from(pf, "calls", "etop_txt:field_widths")  # record field types
 
 
 # --------------------------------------------------------------------------- files and namespaces
