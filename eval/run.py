@@ -907,6 +907,8 @@ def apply_overrides(settings: list[str], embedder: CachingEmbedder) -> None:
             value = raw.lower() in ("1", "true", "yes", "on")
         elif isinstance(current, (int, float)):
             value = type(current)(raw)
+        elif isinstance(current, tuple):
+            value = tuple(type(current[0])(part) for part in raw.split(","))
         setattr(module, attr, value)
 
 
