@@ -123,3 +123,34 @@ def test_native_and_dotted_spellings_reach_the_same_symbol(scripts_repo: Path, s
         if i < 2:  # the native spelling and the dotted one (ask loads the model: keep it to two)
             out = run_cli(scripts_repo, "ask", spelling, "--json", check=True)
             assert json.loads(out.stdout)["results"][0]["symbol"] == found, spelling
+
+
+def test_ruby_name_new_is_a_call_of_the_class(scripts_repo: Path) -> None:
+    # Retriable.retriable: `Config.new(config.to_h.merge(opts))` and `ExponentialBackoff.new(...)`;
+    # ExponentialBackoff#intervals: `Array.new(tries)` builds someone else's class, not one of ours
+    calls = set().union(*_callees(scripts_repo, "Retriable::retriable").values())
+    assert {"Retriable::Config", "Retriable::ExponentialBackoff"} <= calls
+    assert _callers(scripts_repo, "Retriable::ExponentialBackoff") == {"Retriable::retriable", "Retriable::Config::initialize"}
+    assert not any("Array" in q for q in set().union(*_callees(scripts_repo, "Retriable::ExponentialBackoff::intervals").values()))
+
+
+def test_ruby_a_bare_name_standing_as_a_statement_calls_the_method(tmp_path: Path, embedder) -> None:
+    """`make_rewindable unless @io` and a lone `check_limits` are calls (Rack's RewindableInput style)."""
+    from hookgraph.sync import read_target, sync
+
+    source = (
+        "class Input\n"
+        "  def read(*args)\n"
+        "    make_rewindable unless @rewindable_io\n"
+        "    check_limits\n"
+        "    result = @rewindable_io.gets\n"
+        "    result\n"
+        "  end\n\n"
+        "  def make_rewindable\n    @rewindable_io = StringIO.new\n  end\n\n"
+        "  def check_limits\n    raise 'too big' if @size > 10\n  end\n"
+        "end\n"
+    )
+    repo = make_repo(tmp_path / "input", {"lib/input.rb": source})
+    sync(repo, read_target(repo, "head"), embedder=embedder)
+    assert _callees(repo, "Input::read") == {3: {"Input::make_rewindable"}, 4: {"Input::check_limits"}}
+    assert _callers(repo, "Input::make_rewindable") == {"Input::read"}

@@ -12,8 +12,10 @@ Resolution reads the receiver of the call, the way a reader would:
   ``bare_calls_reach_methods``: Ruby), the calling class's own method comes first;
 * ``self.f()`` / ``this.f()`` / ``super().f()`` (and the language's
   ``self_receivers``: PHP ``static::f()``, ``parent::f()``) name a method, the
-  calling class's own first; a receiver's sigil is dropped first (``$this->f()``);
+  calling class's own first, else one of the classes it extends (from the
+  ``inherits`` edges); a receiver's sigil is dropped first (``$this->f()``);
   and the overrides of the classes extending it;
+* ``Name.new`` (the language's ``constructor_method``: Ruby) builds the class ``Name``;
 * ``Name.f()`` with a capitalised receiver names a member of ``Name`` (or a
   function in the file that defines ``Name``, like ``AxiosError.from``); when
   the project defines nothing called ``Name`` the receiver is someone
@@ -119,13 +121,17 @@ def resolve_call(
     spec = REGISTRY.get(origin.language) if origin is not None else None
     written = receiver
     receiver = _without_sigil(receiver)
+    if spec is not None and target == spec.constructor_method and _DOTTED.match(receiver or "-"):
+        built = _constructed_class(store, receiver, cache)
+        if built:  # Ruby's GzipStream.new(...) builds a GzipStream
+            return built
     candidates = _definitions(store, target, cache)
     implementations = [c for c in candidates if not _is_declaration(c.path)]
     candidates = implementations or candidates
     if not candidates:
         return []
     here = origin.path if origin else None
-    methods = [c for c in candidates if c.kind == "method"]
+    methods = [c for c in candidates if _is_method(c)]
     if not receiver:
         callable_bare = [c for c in candidates if c.kind != "method"]
         local = [c for c in callable_bare if c.path == here]
@@ -135,11 +141,14 @@ def resolve_call(
                 return own
         return local or callable_bare
     if receiver in _SELF or receiver.startswith("super") or _names_self(spec, written, receiver):
-        own_class = origin.parent if origin and origin.kind == "method" else None
+        own_class = origin.parent if origin and _is_method(origin) else None
         same = [c for c in methods if c.path == here and c.parent == own_class]
         if same and own_class:  # and the overrides of the classes that extend it
             subclasses = _subclasses(store, last_part(own_class))
             same += [c for c in methods if c.parent and last_part(c.parent) in subclasses]
+        if not same and own_class:  # not its own: the classes it extends define it
+            bases = _ancestors(store, own_class)
+            same = [c for c in methods if c.parent and last_part(c.parent) in bases]
         return same or [c for c in methods if c.path == here] or methods
     if _DOTTED.match(receiver):
         last = last_part(receiver)
@@ -169,6 +178,25 @@ def resolve_call(
     return methods
 
 
+def _constructed_class(store: Store, receiver: str, cache: dict[str, list[UnitRow]] | None) -> list[UnitRow]:
+    """The classes ``Receiver.new`` builds: those named like the receiver, the ones spelled that way first."""
+    last = last_part(receiver)
+    if not last[:1].isupper():
+        return []
+    classes = [d for d in _definitions(store, last, cache) if d.kind == "class"]
+    return [c for c in classes if ends_with(c.qualname, receiver)] or classes
+
+
+def _is_method(unit: UnitRow) -> bool:
+    """A method, or a function of a package that its language lets callers call as one (Perl's subs)."""
+    if unit.kind == "method":
+        return True
+    if unit.kind != "function" or not unit.parent:
+        return False
+    spec = REGISTRY.get(unit.language)
+    return spec is not None and spec.functions_are_methods
+
+
 def _without_sigil(receiver: str) -> str:
     """``$this`` -> ``this``, ``@config`` -> ``config``; a bare ``$`` (jQuery) stays."""
     stripped = receiver.lstrip(_SIGILS)
@@ -182,7 +210,7 @@ def _names_self(spec: LanguageSpec | None, written: str, receiver: str) -> bool:
 
 def _own_methods(methods: list[UnitRow], origin: UnitRow) -> list[UnitRow]:
     """Methods of the calling method's own class (the class may be reopened in another file)."""
-    own_class = origin.parent if origin.kind == "method" else None
+    own_class = origin.parent if _is_method(origin) else None
     if not own_class:
         return []
     here = [c for c in methods if c.parent == own_class and c.path == origin.path]
@@ -209,6 +237,35 @@ def _subclasses(store: Store, name: str) -> set[str]:
         (name,),
     ).fetchall()
     return {cast(str, r[0]) for r in rows}  # units.name is TEXT NOT NULL
+
+
+#: How many generations of base classes an inherited call is looked up in.
+_ANCESTOR_DEPTH = 5
+
+
+def _ancestors(store: Store, qualname: str) -> set[str]:
+    """Last names of the classes ``qualname`` extends, theirs, and so on (``_ANCESTOR_DEPTH`` generations).
+
+    A class unit is found by its name or its qualified name (a Perl package's
+    unit is named ``Shop::FrontEnd``, a Python class ``FrontEnd``), and a base
+    by the edge's short or full target, so every language's spelling meets.
+    """
+    found: set[str] = set()
+    names, fulls = {last_part(qualname)}, {qualname}
+    for _ in range(_ANCESTOR_DEPTH):
+        wanted = sorted(names | fulls)
+        marks = ",".join("?" * len(wanted))
+        rows = cast("list[tuple[str, str]]", store.db.execute(
+            "SELECT e.target, coalesce(e.target_full, e.target) FROM edges e JOIN units u ON u.id = e.source_unit "
+            f"WHERE e.kind = 'inherits' AND (u.name IN ({marks}) OR u.qualname IN ({marks}))",
+            (*wanted, *wanted),
+        ).fetchall())
+        names = {last_part(target) for target, _ in rows} - found
+        fulls = {full for _, full in rows}
+        if not names:
+            break
+        found |= names
+    return found
 
 
 def _imported_from_outside(store: Store, path: str, name: str) -> bool:
@@ -271,9 +328,11 @@ def callers_of(store: Store, units: list[UnitRow]) -> list[Link]:
     wanted = {u.id for u in units}
     names = {u.name for u in units}
     scripts = any(u.language in ("javascript", "typescript", "tsx", "jsx") for u in units)
+    builders = {spec.constructor_method for u in units if u.kind == "class"
+                for spec in [REGISTRY.get(u.language)] if spec is not None and spec.constructor_method}
     edges = [
-        e for e in store.edges_to(list(names | (_FUNCTION_PROTOTYPE if scripts else set())), "calls")
-        if e[1] in names or e[2].rsplit(".", 1)[0] in names  # fn.call(...) only for our fn
+        e for e in store.edges_to(list(names | (_FUNCTION_PROTOTYPE if scripts else set()) | builders), "calls")
+        if e[1] in names or last_part(e[2].rsplit(".", 1)[0]) in names  # fn.call(...), Name.new(...): ours only
     ]
     sources = store.units_by_ids({e[0] for e in edges})
     cache: dict[str, list[UnitRow]] = {}

@@ -116,6 +116,15 @@ Each key is a hookgraph language id; its object has:
     C#, Scala, C++ and Dart call their own class's methods so): callers/callees look
     for the calling class's own method first. Default ``false``: a bare call
     names a function or class.
+``constructor_method``
+    the name of the class method that builds an object, where the language
+    has one instead of calling the class (Ruby ``new``): ``GzipStream.new(x)``
+    is a call of the class ``GzipStream``. Default: none.
+``functions_are_methods``
+    ``true`` where every function of a package may also be called as a method
+    (Perl: a ``sub`` of ``package Foo`` answers ``$self->f``, ``Foo->f`` and
+    inherited calls from subclasses): such functions are methods to receivers.
+    Default ``false``.
 ``self_receivers``
     receivers that, besides ``self``/``this``/``cls``/``super``, name the calling
     object or its class (PHP ``static``, ``parent``; Perl ``$class``). Sigils
@@ -327,6 +336,8 @@ class LanguageSpec:
     blocks: Blocks | None = None
     sections: str | None = None
     bare_calls_reach_methods: bool = False
+    functions_are_methods: bool = False
+    constructor_method: str = ""
     final_newline: bool = False
     self_receivers: frozenset[str] = frozenset()
     fallback: str | None = None
@@ -387,6 +398,8 @@ def _spec(lang_id: str, entry: dict, fallback: str | None) -> LanguageSpec:
         mask=tuple(re.compile(rx.encode(), re.MULTILINE) for rx in entry.get("mask", ())),
         doc_strip=re.compile("|".join(f"(?:{rx})" for rx in doc_strip)) if doc_strip else None,
         bare_calls_reach_methods=bool(entry.get("bare_calls_reach_methods", False)),
+        functions_are_methods=bool(entry.get("functions_are_methods", False)),
+        constructor_method=str(entry.get("constructor_method", "")),
         final_newline=bool(entry.get("final_newline", False)),
         self_receivers=frozenset(entry.get("self_receivers", ())),
         self_names=frozenset(entry.get("self_names", ())),

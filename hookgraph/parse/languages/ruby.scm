@@ -61,6 +61,15 @@
   method: (_) @name.reference.call
   (#not-match? @name.reference.call "^(require|require_relative|load|require_dependency|autoload|include|extend|prepend|attr_reader|attr_writer|attr_accessor|private|protected|public|module_function|private_constant)$")) @reference.call
 
+; a bare name standing as a statement calls a method without arguments (`make_rewindable unless @io`,
+; `check_part_limits`); a local variable standing alone does nothing but return itself, which
+; resolves to nothing unless a method of that name exists
+(body_statement (identifier) @name.reference.call @reference.call)
+(then (identifier) @name.reference.call @reference.call)
+(else (identifier) @name.reference.call @reference.call)
+(unless_modifier body: (identifier) @name.reference.call @reference.call)
+(if_modifier body: (identifier) @name.reference.call @reference.call)
+
 ; ---------------------------------------------------------------- inheritance
 
 ; class Config < Base / < Base::Thing
