@@ -247,3 +247,58 @@ def test_a_question_answered_by_a_prototype_shows_the_definition_first(definitio
         ranked = search(store, "add two integers, saturating at the maximum", top=5, embedder=embedder)
     paths = [r.unit.path for r in ranked if r.unit.name == "sum_saturating"]
     assert paths[:2] == ["sum.c", "sum.h"]
+
+
+MIDDLEWARE = '''"""Middlewares that each wrap the next application."""
+
+
+class Logger:
+    def call(self, env):
+        return env
+
+
+class Timer:
+    def call(self, env):
+        return env
+
+
+class Gzip:
+    def call(self, env):
+        return env
+
+
+class Lock:
+    def call(self, env):
+        return env
+
+
+class Deflater:
+    def __init__(self, app):
+        self.app = app
+
+    def call(self, env):
+        response = self.app.call(env)
+        if self.should_deflate(response):
+            return compress_body(response)
+        return response
+
+    def should_deflate(self, response):
+        return bool(response)
+
+
+def compress_body(response):
+    """Gzip a response body."""
+    return response
+'''
+
+
+def test_what_x_calls_puts_calls_that_name_one_place_before_guesses(tmp_path: Path, embedder) -> None:
+    """``self.app.call(env)`` may run any of five ``call`` methods: a guess. ``self.should_deflate``
+    and ``compress_body`` name one unit each, so they answer first (search.AMBIGUOUS_CALL)."""
+    repo = make_repo(tmp_path / "mw", {"middleware.py": MIDDLEWARE})
+    index_now(repo, embedder)
+    with Store(repo / ".hookgraph" / "index.db") as store:
+        results = search(store, "what does Deflater.call call?", top=8, embedder=embedder)
+    answers = [r.unit.qualname for r in results if r.graph == 1.0]
+    assert set(answers[:2]) == {"Deflater.should_deflate", "compress_body"}
+    assert {"Logger.call", "Timer.call", "Gzip.call", "Lock.call"} <= set(answers[2:])

@@ -114,6 +114,9 @@ DECLARATIONS_GIVE_WAY = True
 DEFINITIONS_FIRST = True
 #: "what calls X?" / "what does X call?" answered from the call graph (callers or callees of X first).
 GRAPH_ANSWERS = True
+#: A call that may run more than this many of our units (``@app.call`` in Rack: every
+#: middleware's ``call``) is a guess: its units follow the calls that name one place.
+AMBIGUOUS_CALL = 3
 #: Units read to rank distinct files (``search_files``).
 FILES_DEPTH = 100
 
@@ -757,13 +760,21 @@ def _graph_answers(
         links = callers_of(store, targets) if intent.direction == "callers" else callees_of(store, targets)
         sites: dict[int, int] = {}
         linked: dict[int, UnitRow] = {}
+        readings: dict[tuple[str, int, str], int] = {}  # call site -> how many units it may run
+        for link in links:
+            site = (link.call_path, link.call_line, link.expression)
+            readings[site] = readings.get(site, 0) + 1
+        ambiguous: dict[int, bool] = {}
         for link in links:
             if link.unit is not None and _passes(link.unit, path_glob, language):
                 sites[link.unit.id] = sites.get(link.unit.id, 0) + 1
                 linked[link.unit.id] = link.unit
+                unsure = readings[(link.call_path, link.call_line, link.expression)] > AMBIGUOUS_CALL
+                ambiguous[link.unit.id] = ambiguous.get(link.unit.id, True) and unsure
         position = {r.unit.id: i for i, r in enumerate(ranked)}
         by_id = {r.unit.id: r for r in ranked}
-        order = sorted(linked, key=lambda uid: (position.get(uid, len(ranked)), -sites[uid], linked[uid].path))
+        order = sorted(linked, key=lambda uid: (ambiguous[uid], position.get(uid, len(ranked)), -sites[uid],
+                                                linked[uid].path))
         top_score = ranked[0].score if ranked else 1.0
         answers = []
         for i, uid in enumerate(order):
