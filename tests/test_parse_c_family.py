@@ -276,3 +276,54 @@ def test_objc_protocols_and_adopted_protocols() -> None:
     assert edges(pf, "inherits") == {("Greeter", "NSObject", "NSObject"), ("Foo", "NSObject", "NSObject"),
                                      ("Foo", "Greeter", "Greeter"), ("Foo", "NSCopying", "NSCopying")}
     assert {t for _s, t, _f in edges(pf, "imports")} == {"Foo.h", "Foundation"}
+
+
+# Shapes from lz4 4.4.5's bundled xxhash and python-lz4's _frame.c, where the grammar's error
+# recovery used to name units after a type or a keyword.
+EXPORT_MACRO_SOURCE = b"""/* Hash a buffer in one call. */
+MYLIB_API my_hash_t my_hash (const void* input, size_t length, unsigned int seed);
+
+MYLIB_API my_errorcode my_update (my_state_t* state, const void* input, size_t len)
+{
+    if (len == 0)
+        return MY_OK;
+    return my_update_endian(state, input, len);
+}
+"""
+
+MACRO_STATEMENT_SOURCE = b"""static PyObject *
+compress_chunk (PyObject * self, PyObject * args)
+{
+  context = get_context (args);
+  Py_BEGIN_ALLOW_THREADS
+  if (context->auto_flush == 1)
+    {
+      bound = frame_bound (size);
+    }
+  else
+    {
+      bound = plain_bound (size);
+    }
+  Py_END_ALLOW_THREADS
+
+  if (bound > SIZE_LIMIT)
+    {
+      release (&source);
+      return NULL;
+    }
+  return args;
+}
+"""
+
+
+@pytest.mark.parametrize("path", ["hash.c", "hash.cpp"])
+def test_an_export_macro_before_the_return_type_does_not_rename_the_function(path: str) -> None:
+    # `API RetType name(args)` parses as a declarator named RetType with the name in an ERROR node
+    names = {(u.name, u.start_line) for u in parse_file(path, EXPORT_MACRO_SOURCE).units if u.kind == "function"}
+    assert names == {("my_hash", 2), ("my_update", 4)}
+
+
+@pytest.mark.parametrize("path", ["frame.c", "frame.cpp"])
+def test_a_statement_after_a_bare_macro_is_no_function_named_if(path: str) -> None:
+    functions = [u.name for u in parse_file(path, MACRO_STATEMENT_SOURCE).units if u.kind == "function"]
+    assert functions == ["compress_chunk"]

@@ -4,21 +4,27 @@
 ; ---------------------------------------------------------------- definitions
 
 ; int f(void) { }  /  char *f(void) { }  /  char **f(void) { }
+; (a statement after a macro such as Py_END_ALLOW_THREADS can look like a definition of `if`: keywords are no names)
 (function_definition
   declarator: [
-    (function_declarator declarator: (identifier) @name.definition.function)
+    (function_declarator declarator: (identifier) @name.definition.function . parameters: (parameter_list))
+    (function_declarator (ERROR (identifier) @name.definition.function .) . parameters: (parameter_list))
     (pointer_declarator declarator: (function_declarator declarator: (identifier) @name.definition.function))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name.definition.function)))
   ]
-  body: (compound_statement) @body) @definition.function
+  body: (compound_statement) @body
+  (#not-match? @name.definition.function "^(if|else|while|for|do|switch|case|return|sizeof|goto)$")) @definition.function
 
 ; a prototype with a comment right above it is the documented API (headers);
 ; undocumented forward declarations are left out
 ((comment) @_doc
   .
+  ; `API_MACRO RetType name(args);`: the grammar takes RetType for the name and puts the name
+  ; in an ERROR node before the parameters (xxhash.h's `XXH_PUBLIC_API XXH32_hash_t XXH32 (...)`)
   (declaration
     declarator: [
-      (function_declarator declarator: (identifier) @name.definition.function)
+      (function_declarator declarator: (identifier) @name.definition.function . parameters: (parameter_list))
+      (function_declarator (ERROR (identifier) @name.definition.function .) . parameters: (parameter_list))
       (pointer_declarator declarator: (function_declarator declarator: (identifier) @name.definition.function))
       (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name.definition.function)))
     ]) @definition.function)

@@ -29,15 +29,18 @@
   declarator: (type_identifier) @name.definition.struct) @definition.struct
 
 ; functions and methods defined here: f(), Class() and ~Class() and operator== in a
-; class body; T& f(), T* f(), T** f()
+; class body; T& f(), T* f(), T** f(). As in c.scm: `API_MACRO RetType name(args)` puts the
+; name in an ERROR node, and a statement after a macro is no definition of `if`.
 (function_definition
   declarator: [
-    (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name.definition.function)
+    (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name.definition.function . parameters: (parameter_list))
+    (function_declarator (ERROR (identifier) @name.definition.function .) . parameters: (parameter_list))
     (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name.definition.function))
     (reference_declarator (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name.definition.function))
     (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name.definition.function)))
   ]
-  body: (_) @body) @definition.function
+  body: (_) @body
+  (#not-match? @name.definition.function "^(if|else|while|for|do|switch|case|return|sizeof|goto)$")) @definition.function
 
 ; defined out of line: void Client::send() {}, ns::Client::~Client() {}, T& Vec<T>::at() {}
 (function_definition
@@ -60,7 +63,8 @@
   .
   [
     (declaration declarator: [
-      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name.definition.function)
+      (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name.definition.function . parameters: (parameter_list))
+      (function_declarator (ERROR (identifier) @name.definition.function .) . parameters: (parameter_list))
       (pointer_declarator declarator: (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name.definition.function))
       (reference_declarator (function_declarator declarator: [(identifier) (destructor_name) (operator_name)] @name.definition.function))
     ])
