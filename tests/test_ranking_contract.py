@@ -302,3 +302,44 @@ def test_what_x_calls_puts_calls_that_name_one_place_before_guesses(tmp_path: Pa
     answers = [r.unit.qualname for r in results if r.graph == 1.0]
     assert set(answers[:2]) == {"Deflater.should_deflate", "compress_body"}
     assert {"Logger.call", "Timer.call", "Gzip.call", "Lock.call"} <= set(answers[2:])
+
+
+RETRY_GO = """package retry
+
+import "time"
+
+// Policy says how often and how long to wait between attempts of a request.
+type Policy struct {
+	Attempts int
+	Delay    time.Duration
+	Backoff  float64
+}
+
+// Do runs the request, and when it fails waits and runs it again, growing the wait each time,
+// until it succeeds or the attempts of the policy are used up.
+func Do(p Policy, request func() error) error {
+	var err error
+	delay := p.Delay
+	for i := 0; i < p.Attempts; i++ {
+		if err = request(); err == nil {
+			return nil
+		}
+		time.Sleep(delay)
+		delay = time.Duration(float64(delay) * p.Backoff)
+	}
+	return err
+}
+"""
+
+
+def test_a_question_about_behaviour_ranks_the_function_before_the_type_it_takes(tmp_path: Path, embedder) -> None:
+    """search.TYPE_WEIGHT: a struct whose comment shares the question's words is context, the
+    function that does it is the answer (Policy came first without the rule); the type is still shown,
+    and its name alone still finds it first."""
+    repo = make_repo(tmp_path / "retry", {"retry.go": RETRY_GO})
+    index_now(repo, embedder)
+    with Store(repo / ".hookgraph" / "index.db") as store:
+        ranked = [r.unit.qualname for r in search(store, "how long to wait between attempts of a failed request",
+                                                  top=3, embedder=embedder)]
+        assert ranked[:2] == ["Do", "Policy"]
+        assert search(store, "Policy", top=1, embedder=embedder)[0].unit.qualname == "Policy"

@@ -17,7 +17,9 @@ and kept because it helped there:
 4. graph: the 5 best hits pass 0.1 of their score to what they call and
    what calls them (0.25 pulled in too much);
 5. for questions (not identifiers): tests x0.8, doc sections x0.8, release
-   notes x0.5 — they mention everything the code does, in its words;
+   notes x0.5 — they mention everything the code does, in its words; type
+   declarations (struct, enum, interface, trait) x0.8 — they carry the
+   words of what they configure, the code that does it is the answer;
 6. a file unit ranked above one of its own definitions goes just below
    the best of them (the definition is the precise answer). The same for a
    class and its methods made things worse and is not done;
@@ -73,6 +75,10 @@ KEYWORD_MODULE = True
 TEST_WEIGHT = 0.8
 #: Score factor for doc sections (Markdown/reST) when the query is a question.
 DOC_WEIGHT = 0.8
+#: Score factor for type declarations (struct, enum, interface, trait) when the query is a question:
+#: a type shares the words of what it configures or carries, but the behaviour asked about is code.
+TYPE_WEIGHT = 0.8
+TYPE_KINDS = "struct,enum,interface,trait"
 #: Score factor for release notes (CHANGES, CHANGELOG, HISTORY, NEWS) when the query is a question.
 CHANGELOG_WEIGHT = 0.5
 #: Containers (of these kinds) ranked above one of their own members go just below the best of them.
@@ -318,6 +324,8 @@ def secondary_weight(unit: UnitRow) -> tuple[float, str]:
         return TEST_WEIGHT, "test code"
     if unit.kind == "section":
         return DOC_WEIGHT, "documentation"
+    if TYPE_WEIGHT != 1.0 and unit.kind in TYPE_KINDS.split(","):
+        return TYPE_WEIGHT, "a type, not behaviour"
     return 1.0, ""
 
 
