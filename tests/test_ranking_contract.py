@@ -343,3 +343,39 @@ def test_a_question_about_behaviour_ranks_the_function_before_the_type_it_takes(
                                                   top=3, embedder=embedder)]
         assert ranked[:2] == ["Do", "Policy"]
         assert search(store, "Policy", top=1, embedder=embedder)[0].unit.qualname == "Policy"
+
+
+STORE_H = """#ifndef STORE_H
+#define STORE_H
+
+/* Writes one meta-block of commands to the output, choosing the cheapest code. */
+void store_meta_block(const unsigned char* input, unsigned long start,
+                      unsigned long length, unsigned long mask,
+                      int is_last, unsigned char* storage);
+
+#endif
+"""
+
+STORE_C = """#include "store.h"
+
+void store_meta_block(const unsigned char* input, unsigned long start,
+                      unsigned long length, unsigned long mask,
+                      int is_last, unsigned char* storage)
+{
+    unsigned long i;
+    for (i = 0; i < length; ++i)
+        storage[i] = input[(start + i) & mask];
+    storage[length] = (unsigned char)is_last;
+}
+"""
+
+
+def test_an_identifier_finds_its_definition_before_a_prototype_over_several_lines(tmp_path: Path, embedder) -> None:
+    """search.DEFINITIONS_FIRST: a prototype wrapped over lines (brotli's style) is a declaration too,
+    known by its same-named twin outside the headers; it used to come first, with the doc comment's words."""
+    repo = make_repo(tmp_path / "store", {"store.h": STORE_H, "store.c": STORE_C})
+    index_now(repo, embedder)
+    with Store(repo / ".hookgraph" / "index.db") as store:
+        ranked = [r.unit.path for r in search(store, "store_meta_block", top=3, embedder=embedder)
+                  if r.unit.qualname == "store_meta_block"]
+    assert ranked == ["store.c", "store.h"]

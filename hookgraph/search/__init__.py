@@ -116,7 +116,8 @@ COHERENCE = 0.0
 #: A bodiless declaration (C header prototype, ``.d.ts``) gives its place to the definition of the same name.
 DECLARATIONS_GIVE_WAY = True
 #: Among units named exactly as an identifier query, the one that defines it first: a definition before
-#: its bodiless declaration (C header prototype), a class before its own constructor (Java ``X.X``).
+#: its bodiless declaration (C header prototype, also one over several lines: a header unit with a
+#: same-named twin outside headers), a class before its own constructor (Java ``X.X``).
 DEFINITIONS_FIRST = True
 #: "what calls X?" / "what does X call?" answered from the call graph (callers or callees of X first).
 GRAPH_ANSWERS = True
@@ -680,6 +681,11 @@ def _is_declaration(unit: UnitRow) -> bool:
     )
 
 
+def _in_header(unit: UnitRow) -> bool:
+    """A function or method in a file made for declarations (a prototype, or an inline definition)."""
+    return unit.kind in _DECLARATION_KINDS and unit.path.endswith(_DECLARATION_FILES)
+
+
 #: Files that hold declarations whose definitions live elsewhere: C/C++ headers, TypeScript declaration files.
 _DECLARATION_FILES = (".h", ".hh", ".hpp", ".hxx", ".h++", ".d.ts", ".d.cts", ".d.mts")
 
@@ -731,10 +737,13 @@ def _defining_first(ranked: list[Result]) -> list[Result]:
         return ranked
     named = {r.unit.qualname for r in exact}
 
+    defined_outside_headers = {(r.unit.qualname, r.unit.kind) for r in exact if not _in_header(r.unit)}
+
     def defers(r: Result) -> tuple[bool, bool]:
         u = r.unit
         constructor = u.kind == "method" and u.parent is not None and u.parent in named and last_part(u.parent) == u.name
-        return _is_declaration(u), constructor
+        declared = _is_declaration(u) or (_in_header(u) and (u.qualname, u.kind) in defined_outside_headers)
+        return declared, constructor
 
     reordered = sorted(exact, key=defers)  # stable: ties keep the ranking's order
     if reordered == exact:
