@@ -327,3 +327,16 @@ def test_an_export_macro_before_the_return_type_does_not_rename_the_function(pat
 def test_a_statement_after_a_bare_macro_is_no_function_named_if(path: str) -> None:
     functions = [u.name for u in parse_file(path, MACRO_STATEMENT_SOURCE).units if u.kind == "function"]
     assert functions == ["compress_chunk"]
+
+
+
+def test_documented_prototypes_inside_an_error_region_are_units() -> None:
+    """Brotli's decode.h: its error-code X-macro list leaves every later declaration inside one ERROR
+    node, where the `(comment) . (declaration)` anchor never matches; all 14 API prototypes were missing."""
+    pf = parsed("c", "brotli/decode.h")
+    functions = {u.name: u for u in pf.units if u.kind == "function"}
+    assert {"BrotliDecoderSetParameter", "BrotliDecoderCreateInstance", "BrotliDecoderDecompress",
+            "BrotliDecoderDecompressStream", "BrotliDecoderErrorString", "BrotliDecoderVersion"} <= set(functions)
+    assert len([n for n in functions if n.startswith("BrotliDecoder")]) == 14
+    assert functions["BrotliDecoderDecompress"].docstring.startswith("Performs one-shot memory-to-memory decompression.")
+    assert (functions["BrotliDecoderDecompress"].start_line, functions["BrotliDecoderDecompress"].end_line) == (226, 230)

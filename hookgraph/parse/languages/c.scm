@@ -29,6 +29,17 @@
       (pointer_declarator declarator: (pointer_declarator declarator: (function_declarator declarator: (identifier) @name.definition.function)))
     ]) @definition.function)
 
+; inside an ERROR region the anchor above never matches (an X-macro `#define` with line continuations
+; can open one that holds a whole header: brotli's decode.h); there, the prototypes of a region with comments
+(ERROR
+  (comment)
+  (declaration
+    declarator: [
+      (function_declarator declarator: (identifier) @name.definition.function . parameters: (parameter_list))
+      (function_declarator (ERROR (identifier) @name.definition.function .) . parameters: (parameter_list))
+      (pointer_declarator declarator: (function_declarator declarator: (identifier) @name.definition.function))
+    ]) @definition.function)
+
 ; function-like macros: #define MAX(a, b) ...
 (preproc_function_def name: (identifier) @name.definition.function) @definition.function
 
