@@ -44,7 +44,7 @@ from hookgraph.search.confidence import Evidence
 from hookgraph.search.files import FileResult, rank_files
 from hookgraph.search.graph import SymbolNotFound, callees_of, callers_of, find_symbol, resolve_call, resolve_name
 from hookgraph.search.intent import Intent, is_code_name, looks_like_identifier, read_intent
-from hookgraph.search.paths import matched_words, path_words
+from hookgraph.search.paths import DECLARATION_SUFFIXES, is_test_path, matched_words, path_words
 from hookgraph.store import Store, UnitRow
 
 __all__ = ["Result", "FileResult", "search", "search_files", "answer_match", "query_words", "fts_query",
@@ -328,25 +328,6 @@ def secondary_weight(unit: UnitRow) -> tuple[float, str]:
     if TYPE_WEIGHT != 1.0 and unit.kind in TYPE_KINDS.split(","):
         return TYPE_WEIGHT, "a type, not behaviour"
     return 1.0, ""
-
-
-_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
-
-
-def is_test_path(path: str) -> bool:
-    """Test code by the usual layouts: ``tests/``, ``test_x.py``, ``x_test.go``, ``x.test.ts``, ``x.spec.js``."""
-    parts = path.lower().split("/")
-    if any(p in _TEST_DIRS for p in parts[:-1]):
-        return True
-    name = parts[-1]
-    stem = name.split(".", 1)[0]
-    return (
-        stem.startswith("test_")
-        or stem.endswith("_test")
-        or stem == "conftest"
-        or ".test." in name
-        or ".spec." in name
-    )
 
 
 def _one_per_name(ranked: list[Result]) -> list[Result]:
@@ -671,10 +652,10 @@ _DECLARATION_KINDS = frozenset({"function", "method"})
 def _is_declaration(unit: UnitRow) -> bool:
     """A function or method declared without a body: a prototype in a C/C++ header, a ``.d.ts`` signature.
 
-    Only in the files made for declarations (:data:`_DECLARATION_FILES`): a
+    Only in the files made for declarations (:data:`DECLARATION_SUFFIXES`): a
     one-line Python or Go function is a definition however short it is.
     """
-    if unit.kind not in _DECLARATION_KINDS or not unit.path.endswith(_DECLARATION_FILES):
+    if unit.kind not in _DECLARATION_KINDS or not unit.path.endswith(DECLARATION_SUFFIXES):
         return False
     return unit.path.endswith((".d.ts", ".d.cts", ".d.mts")) or (
         unit.start_line == unit.end_line and "{" not in unit.signature
@@ -683,11 +664,9 @@ def _is_declaration(unit: UnitRow) -> bool:
 
 def _in_header(unit: UnitRow) -> bool:
     """A function or method in a file made for declarations (a prototype, or an inline definition)."""
-    return unit.kind in _DECLARATION_KINDS and unit.path.endswith(_DECLARATION_FILES)
+    return unit.kind in _DECLARATION_KINDS and unit.path.endswith(DECLARATION_SUFFIXES)
 
 
-#: Files that hold declarations whose definitions live elsewhere: C/C++ headers, TypeScript declaration files.
-_DECLARATION_FILES = (".h", ".hh", ".hpp", ".hxx", ".h++", ".d.ts", ".d.cts", ".d.mts")
 
 
 def _definitions_before_declarations(

@@ -8,6 +8,10 @@ or when one is the other plus a short inflection (``session``/``sessions``,
 ``template``/``templating``, ``scanning``/``scanner``,
 ``dependency``/``dependencies``); two question words written together match a
 folder written as one word ("simple tag" -> ``simpletag/``).
+
+The path conventions the ranking reads live here too, so the unit and the
+file rankings share them: where test code lives, and which files only
+declare what others define.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from functools import lru_cache
 
 from hookgraph.parse.words import identifier_words
 
-__all__ = ["words_match", "PathWords", "path_words", "matched_words"]
+__all__ = ["words_match", "PathWords", "path_words", "matched_words", "is_test_path", "DECLARATION_SUFFIXES"]
 
 #: Words at least this long may match by a shared prefix; shorter ones only exactly
 #: (``tls``, ``dns``, ``jsp``), except a plural ``s`` on four letters (``test``/``tests``).
@@ -84,3 +88,26 @@ def matched_words(question_words: list[str], words: frozenset[str]) -> set[str]:
         if first + second in words:
             hit.update((first, second))
     return hit
+
+
+_TEST_DIRS = frozenset({"test", "tests", "testing", "__tests__", "spec", "specs"})
+
+
+def is_test_path(path: str) -> bool:
+    """Test code by the usual layouts: ``tests/``, ``test_x.py``, ``x_test.go``, ``x.test.ts``, ``x.spec.js``."""
+    parts = path.lower().split("/")
+    if any(p in _TEST_DIRS for p in parts[:-1]):
+        return True
+    name = parts[-1]
+    stem = name.split(".", 1)[0]
+    return (
+        stem.startswith("test_")
+        or stem.endswith("_test")
+        or stem == "conftest"
+        or ".test." in name
+        or ".spec." in name
+    )
+
+
+#: Files that hold declarations whose definitions live elsewhere: C/C++ headers, TypeScript declaration files.
+DECLARATION_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++", ".d.ts", ".d.cts", ".d.mts")
