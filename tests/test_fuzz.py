@@ -189,9 +189,15 @@ def test_parser_survives_generated_source(lang: str, caplog: pytest.LogCaptureFi
 
 EMBED_FUZZ = textwrap.dedent(
     """
-    import json, sys
+    import faulthandler, json, sys
+    faulthandler.enable()  # a crash inside llama.cpp prints where Python was
     sys.path.insert(0, sys.argv[1])
-    examples, random_ = int(sys.argv[2]), sys.argv[3] == "1"
+    examples, random_, last_input = int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
+
+    def note_input(text):
+        # The input at hand, for the failure message should the model crash on it.
+        with open(last_input, "w", encoding="utf-8", errors="surrogatepass") as f:
+            f.write(text)
     from hypothesis import HealthCheck, given, settings, strategies as st
     from hookgraph.parse.compose import embed_text
     from hookgraph.embed import Embedder
@@ -209,6 +215,7 @@ EMBED_FUZZ = textwrap.dedent(
     counts = {"texts": 0, "windows": 0, "queries": 0}
 
     def check_text(text):
+        note_input(text)
         for e in embedders:
             wins, _cut, ns = e.windows(text)
             assert 1 <= len(wins) <= e.max_windows
@@ -251,6 +258,7 @@ EMBED_FUZZ = textwrap.dedent(
     @given(query=st.lists(st.one_of(st.text(max_size=60), st.characters(min_codepoint=0xD800, max_codepoint=0xDFFF)),
                           max_size=40).map("".join))
     def queries(query):
+        note_input(query)
         vec = base.embed_query(query)
         assert vec.shape == (base.dims,)
         counts["queries"] += 1
@@ -261,16 +269,23 @@ EMBED_FUZZ = textwrap.dedent(
 )
 
 
-def test_token_budget_never_aborts_in_any_language() -> None:
+def test_token_budget_never_aborts_in_any_language(tmp_path: Path) -> None:
     examples = max(4, EXAMPLES // 4)
+    last_input = tmp_path / "last-input.txt"  # kept by pytest's tmp_path retention, to replay a crash
     proc = subprocess.run(
-        [sys.executable, "-c", EMBED_FUZZ, str(REPO_ROOT), str(examples), "1" if RANDOM else "0"],
+        [sys.executable, "-c", EMBED_FUZZ, str(REPO_ROOT), str(examples), "1" if RANDOM else "0", str(last_input)],
         cwd=REPO_ROOT, capture_output=True, text=True, timeout=600,
     )
-    assert proc.returncode == 0, (
-        f"the embedding fuzz {'aborted (llama.cpp GGML_ASSERT?)' if proc.returncode < 0 or proc.returncode == 134 else 'failed'} "
-        f"with exit {proc.returncode}:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
-    )
+    if proc.returncode != 0:
+        if last_input.exists():
+            text = last_input.read_text(encoding="utf-8", errors="replace")
+            where = f"on an input of {len(text)} characters kept in {last_input} (starts {text[:300]!r})"
+        else:
+            where = "before the first input (loading the model)"
+        pytest.fail(
+            f"the embedding fuzz {'aborted (llama.cpp GGML_ASSERT?)' if proc.returncode < 0 or proc.returncode == 134 else 'failed'} "
+            f"with exit {proc.returncode} {where}:\n{proc.stdout[-2000:]}\n{proc.stderr[-4000:]}"
+        )
     import json
 
     counts = json.loads(proc.stdout.strip().splitlines()[-1])
