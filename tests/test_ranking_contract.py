@@ -249,6 +249,131 @@ def test_a_question_answered_by_a_prototype_shows_the_definition_first(definitio
     assert paths[:2] == ["sum.c", "sum.h"]
 
 
+RING_H = """#ifndef RING_H
+#define RING_H
+
+#include <stddef.h>
+
+/* A ring buffer of bytes: a fixed block of memory read and written in a circle,
+   so a producer and a consumer can stream bytes without moving them. */
+typedef struct ring_buffer {
+    unsigned char *bytes; /* the circular storage */
+    size_t capacity;      /* how many bytes fit */
+    size_t head;          /* where the next byte is written */
+    size_t tail;          /* where the next byte is read */
+} ring_buffer;
+
+/* Wrap a block of memory as an empty ring buffer of bytes. */
+void ring_init(ring_buffer *r, unsigned char *memory, size_t capacity);
+
+/* Write bytes into the ring buffer; returns how many fit before it was full. */
+size_t ring_write(ring_buffer *r, const unsigned char *data, size_t n);
+
+/* Read bytes out of the ring buffer in the order they were written. */
+size_t ring_read(ring_buffer *r, unsigned char *out, size_t n);
+
+#endif
+"""
+
+RING_C = """#include "ring/ring.h"
+
+void ring_init(ring_buffer *r, unsigned char *memory, size_t capacity)
+{
+    r->bytes = memory;
+    r->capacity = capacity;
+    r->head = r->tail = 0;
+}
+
+size_t ring_write(ring_buffer *r, const unsigned char *data, size_t n)
+{
+    size_t done = 0;
+    while (done < n && r->head - r->tail < r->capacity) {
+        r->bytes[r->head++ % r->capacity] = data[done++];
+    }
+    return done;
+}
+
+size_t ring_read(ring_buffer *r, unsigned char *out, size_t n)
+{
+    size_t done = 0;
+    while (done < n && r->tail < r->head) {
+        out[done++] = r->bytes[r->tail++ % r->capacity];
+    }
+    return done;
+}
+"""
+
+THROTTLE = '''"""Limits how often a callback may run."""
+import time
+
+
+class Throttle:
+    """Let a call through at most once per interval; later calls in the interval are dropped."""
+
+    def __init__(self, interval):
+        self.interval = interval
+        self.last = None
+
+    def allow(self):
+        now = time.monotonic()
+        if self.last is None or now - self.last >= self.interval:
+            self.last = now
+            return True
+        return False
+'''
+
+THROTTLE_TESTS = '''from throttle import Throttle
+
+
+def test_first_call_is_allowed():
+    """The first call through a throttle always runs."""
+    assert Throttle(10).allow()
+
+
+def test_second_call_within_the_interval_is_dropped():
+    """A call inside the interval after an allowed call is dropped by the throttle."""
+    t = Throttle(10)
+    t.allow()
+    assert not t.allow()
+
+
+def test_call_after_the_interval_runs_again():
+    """Once the interval has passed, the throttle lets a call through again."""
+    t = Throttle(0)
+    t.allow()
+    assert t.allow()
+'''
+
+
+@pytest.fixture(scope="module")
+def layout_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
+    """A C library with its header in include/ and its source in src/, and a Python module with its tests."""
+    files = {"include/ring/ring.h": RING_H, "src/ring.c": RING_C, "throttle.py": THROTTLE,
+             "tests/test_throttle.py": THROTTLE_TESTS}
+    repo = make_repo(tmp_path_factory.mktemp("layout") / "l", files)
+    index_now(repo, embedder)
+    return repo
+
+
+def test_files_put_the_source_before_the_header_that_matched(layout_repo: Path, embedder) -> None:
+    """The header's comments match the words (ring.h alone would rank first); ring.c implements it."""
+    with Store(layout_repo / ".hookgraph" / "index.db") as store:
+        files = search_files(store, "circular storage a producer and a consumer stream bytes through", top=3,
+                             embedder=embedder)
+    assert [f.path for f in files[:2]] == ["src/ring.c", "include/ring/ring.h"]
+    assert "defines what a matching header declares" in files[0].reasons and files[0].score >= files[1].score
+
+
+def test_files_put_code_before_the_tests_that_exercise_it(layout_repo: Path, embedder) -> None:
+    """Three tests that each say "throttle" and "interval" would outweigh the one class on coherence."""
+    with Store(layout_repo / ".hookgraph" / "index.db") as store:
+        files = search_files(store, "how are calls within the interval dropped by the throttle", top=3,
+                             embedder=embedder)
+    paths = [f.path for f in files]
+    assert paths.index("throttle.py") < paths.index("tests/test_throttle.py")
+    assert "test code" in files[paths.index("tests/test_throttle.py")].reasons
+
+
 MIDDLEWARE = '''"""Middlewares that each wrap the next application."""
 
 

@@ -12,7 +12,16 @@ skims results:
 * its name and folders: question words that match the file's stem or its
   last folders, inflections included (:mod:`hookgraph.search.paths`);
 * what the file is: documentation, data and text chunks describe or
-  configure the code and come after it.
+  configure the code and come after it; test code exercises it and comes
+  after it too (a test file's units are already weighed down as units; a
+  file of many tests would otherwise win on coherence alone);
+* a C-family header that ranks above the source file of the same stem
+  gives that file its place and follows it (``decode.c``, then
+  ``decode.h``): the header's documented prototypes match the question's
+  words, the source file is where the design is implemented and what a
+  reviewer opens. Only TypeScript's ``.d.ts`` files are left out: their
+  stems (``index``) name many unrelated files, and measured on eval/ the
+  rule then moved the wrong ``index.js`` up.
 
 Each file keeps its best units (with lines) so the answer says where to look.
 """
@@ -23,7 +32,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hookgraph.parse.languages import REGISTRY
-from hookgraph.search.paths import matched_words, path_words
+from hookgraph.search.paths import HEADER_SUFFIXES, SOURCE_SUFFIXES, file_stem, is_test_path, matched_words, path_words
 
 if TYPE_CHECKING:
     from hookgraph.search import Result
@@ -39,6 +48,10 @@ FILE_FOLDER_BOOST = 0.0
 #: Factor for documentation (Markdown/reST) and for data, markup and text chunks (fallback formats).
 FILE_DOC_WEIGHT = 0.5
 FILE_DATA_WEIGHT = 0.5
+#: Factor for test files (``tests/``, ``test_x.py``, ``x_test.go``, ``x.spec.ts``...).
+FILE_TEST_WEIGHT = 0.7
+#: A header ranked above the source file of its stem gives that file its place (see the module docstring).
+SOURCE_BEFORE_HEADER = True
 
 
 @dataclass
@@ -89,8 +102,35 @@ def rank_files(results: list[Result], words: list[str], *, top: int = 10, units_
         if factor != 1.0:
             f.score *= factor
             f.reasons.append(why)
+        if FILE_TEST_WEIGHT != 1.0 and is_test_path(path):
+            f.score *= FILE_TEST_WEIGHT
+            f.reasons.append("test code")
         code = [m for m in members if m.unit.kind != "file"] or members
         f.units = code[:units_per_file]
         files.append(f)
     files.sort(key=lambda f: (-f.score, f.path))
+    if SOURCE_BEFORE_HEADER:
+        files = sources_before_headers(files)
     return files[:top]
+
+
+def sources_before_headers(files: list[FileResult]) -> list[FileResult]:
+    """Each source file placed just before a same-stem header that ranked above it (scores kept monotone)."""
+    sources: dict[str, FileResult] = {}
+    for f in files:
+        if f.path.endswith(SOURCE_SUFFIXES):
+            sources.setdefault(file_stem(f.path), f)
+    out: list[FileResult] = []
+    placed: set[str] = set()
+    for f in files:
+        if f.path in placed:
+            continue
+        source = sources.get(file_stem(f.path)) if f.path.endswith(HEADER_SUFFIXES) else None
+        if source is not None and source.path not in placed:
+            source.score = max(source.score, f.score)
+            source.reasons.append("defines what a matching header declares")
+            out.append(source)
+            placed.add(source.path)
+        out.append(f)
+        placed.add(f.path)
+    return out
