@@ -90,6 +90,31 @@ def test_a_question_about_what_is_not_there_says_so_in_one_line(app: Path) -> No
     assert code == 1 and payload["match"] == "weak"
 
 
+def test_an_unknown_name_weighs_against_a_match_more_than_an_unknown_plain_word() -> None:
+    """Same question shape, one word the index lacks: a product name (3 pieces) says "not here", a plain word does not."""
+    from hookgraph.search.confidence import Evidence, query_confidence
+
+    def confidence(pieces: list[int]) -> float:
+        evidence = Evidence(intent="question", words=["docker", "container", "name", "completion"],
+                            frequencies=[0, 20, 30, 50], covered=[[False, True, True, True]], units=5000,
+                            best_similarity=0.55, pieces=pieces)
+        return query_confidence(evidence)[0]
+
+    assert confidence([3, 0, 0, 0]) < 0.5 < confidence([1, 0, 0, 0])
+    assert confidence([]) == confidence([1, 0, 0, 0])  # no model: no word reads as a name
+
+
+def test_the_model_vocabulary_tells_names_from_plain_words(app: Path, embedder) -> None:
+    assert embedder.word_pieces("nushell") >= 2 and embedder.word_pieces("websocket") >= 2
+    assert embedder.word_pieces("rotate") == 1 and embedder.word_pieces("breaks") == 1
+    with Store(app / ".hookgraph" / "index.db") as store:
+        named = search(store, "websocket connection for live pages", embedder=embedder)[0].features
+        plain = search(store, "download a page and try again when the network breaks", embedder=embedder)[0].features
+        lexical = search(store, "websocket connection for live pages")[0].features
+    assert named["unknown_split_share"] > 0 and plain["unknown_split_share"] == 0 < plain["unknown"]
+    assert lexical["unknown_split_share"] == 0  # without the model nothing is split
+
+
 def test_an_exact_name_is_strong(app: Path) -> None:
     code, payload = ask_json(app, "page_file")
     assert code == 0 and payload["match"] == "strong"

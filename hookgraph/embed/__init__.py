@@ -497,6 +497,14 @@ class Embedder:
         """Tokens the model sees for ``text`` alone, special tokens included."""
         return self._count(text)
 
+    def word_pieces(self, word: str) -> int:
+        """How many pieces the model's vocabulary splits ``word`` into (special tokens not counted).
+
+        A plain English word is usually one piece (``rotate``); a product
+        name or an acronym is several (``nushell``: nu, ##sh, ##ell).
+        """
+        return max(0, self._count(word) - self._count(""))
+
     def _fit(self, text: str, prefix: str) -> tuple[str, bool, int]:
         """Longest prefix ``cut`` of ``text`` such that ``prefix + cut`` fits the budget.
 

@@ -298,6 +298,7 @@ def rank(
         if answered is not None:
             ranked = answered
     frequencies, covered = _word_evidence(store, words, ranked[:3])
+    pieces = [embedder.word_pieces(w) if f == 0 else 0 for w, f in zip(words, frequencies)] if embedder else []
     evidence = Evidence(
         intent=intent.kind,
         words=words,
@@ -308,6 +309,7 @@ def rank(
         exact=any(r.exact for r in ranked[:1]),
         graph_answered=answered is not None,
         code_name=intent.kind == "identifier" and is_code_name(query.strip()),
+        pieces=pieces,
     )
     _confidence.score_results(ranked, evidence)
     return ranked

@@ -11,18 +11,25 @@ from what the query showed as a whole, by three rules and one fitted model:
   **weak** (:data:`NO_EXACT_CONFIDENCE`), whatever resembles it;
 * a plain-word graph question ("what calls X?") answered from the call
   graph is **strong** (:data:`GRAPH_CONFIDENCE`);
-* any other question gets a logistic model over five numbers
+* any other question gets a logistic model over six numbers
   (:func:`features`): how many of its words the full-text index knows at all
   (log of the count, counted up to 3), how many it does not know (at most 3)
-  and their share of its words (both weigh less in an index of fewer than
-  :data:`VOCABULARY_UNITS` units), how much of the question's specificity the
+  and their share of its words, the share of its words that the index does
+  not know *and* the embedding model's vocabulary splits into pieces (all
+  three weigh less in an index of fewer than :data:`VOCABULARY_UNITS`
+  units), how much of the question's specificity the
   best of the top three units covers (each word weighted by its inverse
   document frequency, a word the index does not know as the rarest), and the
   best cosine similarity of the question to any unit (without vectors, as
   with ``--no-semantic``, a typical value: no evidence either way). A question about what
   a project does not have usually hinges on a word the project never uses
   ("OAuth", "Kafka", "websocket"), or its rare words are spread over units
-  that each hold one of them.
+  that each hold one of them. The split words tell such a name (``nushell``,
+  ``CSRF``, ``ETag``: several pieces in the model's vocabulary) from a plain
+  English word that a question about code the project has may use and the
+  code may not (``rotate``, ``accumulator``: one piece each). Without a
+  model (``--no-semantic``) no word counts as split: no evidence either way
+  is read as no name.
 
   The known-word count is capped at 3 on purpose: on eval/ the absent
   questions are short phrases and the answerable ones long sentences, so an
@@ -62,6 +69,8 @@ VOCABULARY_UNITS = 1000
 NO_VECTOR_SIMILARITY = 0.55
 #: Known words count up to this many (see the module docstring: length is not evidence).
 KNOWN_CAP = 3
+#: An unknown word the model's vocabulary splits into at least this many pieces reads as a name.
+SPLIT_PIECES = 2
 
 
 @dataclass
@@ -84,6 +93,8 @@ class Evidence:
     graph_answered: bool = False
     #: The query is one name written as code (not a plain word that happens to be one token).
     code_name: bool = False
+    #: Per query word: pieces the embedding model's vocabulary splits it into (0: not looked up).
+    pieces: list[int] = field(default_factory=list)
 
 
 def _specificity_covered(e: Evidence) -> float:
@@ -100,19 +111,22 @@ def features(e: Evidence) -> dict[str, float]:
     """The numbers a question's confidence is computed from (the model's inputs)."""
     known = sum(1 for f in e.frequencies if f > 0)
     unknown = len(e.frequencies) - known
+    split = sum(1 for f, p in zip(e.frequencies, e.pieces) if f == 0 and p >= SPLIT_PIECES)
     vocabulary = min(1.0, math.log(max(e.units, 2)) / math.log(VOCABULARY_UNITS))
     return {
         "log_known": math.log1p(min(known, KNOWN_CAP)),
         "unknown": vocabulary * min(unknown, UNKNOWN_CAP),
         "unknown_share": vocabulary * (unknown / len(e.frequencies) if e.frequencies else 0.0),
+        "unknown_split_share": vocabulary * (split / len(e.frequencies) if e.frequencies else 0.0),
         "covered": _specificity_covered(e),
         "similarity": e.best_similarity if e.best_similarity is not None else NO_VECTOR_SIMILARITY,
     }
 
 
-#: Logistic weights over :func:`features` (intercept under "bias"), fitted on eval/'s tuned projects.
-WEIGHTS: dict[str, float] = {"bias": -5.32, "log_known": 2.97, "unknown": 0.22, "unknown_share": -4.22,
-                             "covered": 2.08, "similarity": 2.77}
+#: Logistic weights over :func:`features` (intercept under "bias"), fitted on eval/'s tuned projects
+#: by ``python -m eval.fit_confidence`` (which prints them).
+WEIGHTS: dict[str, float] = {"bias": -5.38, "log_known": 2.67, "unknown": 0.59, "unknown_share": -6.54,
+                             "unknown_split_share": -4.77, "covered": 2.04, "similarity": 4.47}
 
 
 def _logistic(values: dict[str, float]) -> float:
