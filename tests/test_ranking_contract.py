@@ -104,6 +104,34 @@ def test_an_unknown_name_weighs_against_a_match_more_than_an_unknown_plain_word(
     assert confidence([]) == confidence([1, 0, 0, 0])  # no model: no word reads as a name
 
 
+def test_a_best_unit_that_stands_out_from_the_crowd_is_a_stronger_match() -> None:
+    """Equally near at best: one unit far nearer than the 50th says "here", a crowd all about as near does not."""
+    from hookgraph.search.confidence import NO_VECTOR_GAP, Evidence, query_confidence
+
+    def confidence(gap: float | None) -> float:
+        evidence = Evidence(intent="question", words=["face", "detection", "frames", "pipeline"],
+                            frequencies=[40, 30, 60, 0], covered=[[True, True, False, False]], units=5000,
+                            best_similarity=0.45, similarity_gap=gap, pieces=[0, 0, 0, 1])
+        return query_confidence(evidence)[0]
+
+    assert confidence(0.08) < 0.5 < confidence(0.30)
+    assert confidence(None) == confidence(NO_VECTOR_GAP)  # no vectors: a typical gap
+
+
+def test_the_similarity_gap_is_read_from_the_nearest_vectors(app: Path, embedder) -> None:
+    from hookgraph.search.confidence import NO_VECTOR_GAP
+
+    question = "download a page and try again when the network fails"
+    with Store(app / ".hookgraph" / "index.db") as store:
+        with_vectors = search(store, question, embedder=embedder)
+        lexical = search(store, question)
+        similarities = [1.0 - distance for _, distance in store.knn(embedder.embed_query(question), 100)]
+    assert len(similarities) < 50  # a tiny repository: the gap is to the farthest vector there is
+    assert with_vectors[0].features["similarity_gap"] == pytest.approx(max(similarities) - min(similarities))
+    assert with_vectors[0].features["similarity_gap"] > 0.1
+    assert lexical[0].features["similarity_gap"] == NO_VECTOR_GAP
+
+
 def test_the_model_vocabulary_tells_names_from_plain_words(app: Path, embedder) -> None:
     assert embedder.word_pieces("nushell") >= 2 and embedder.word_pieces("websocket") >= 2
     assert embedder.word_pieces("rotate") == 1 and embedder.word_pieces("breaks") == 1

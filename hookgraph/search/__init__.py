@@ -234,9 +234,11 @@ def rank(
     lexical = every_lexical[:CANDIDATES]
     semantic: list[tuple[int, float]] = []
     query_vector = None
+    similarity_gap = None
     if embedder is not None:
         query_vector = embedder.embed_query(query)
         hits = store.knn(query_vector, CANDIDATES, language)
+        similarity_gap = _similarity_gap([1.0 - distance for _, distance in hits])
         by_vector = store.units_for_vectors(v for v, _ in hits)
         for vid, distance in hits:
             for uid in by_vector.get(vid, []):
@@ -306,6 +308,7 @@ def rank(
         covered=covered,
         units=_unit_count(store) if words else 1,
         best_similarity=best_similarity,
+        similarity_gap=similarity_gap,
         exact=any(r.exact for r in ranked[:1]),
         graph_answered=answered is not None,
         code_name=intent.kind == "identifier" and is_code_name(query.strip()),
@@ -803,6 +806,14 @@ def _unit_count(store: Store) -> int:
 
 #: A word's document frequency is counted up to this many units (enough to tell common from rare).
 FREQUENCY_CAP = 500
+
+
+def _similarity_gap(similarities: list[float]) -> float | None:
+    """The best similarity less the ``GAP_RANK``-th best (or the last): how far the nearest stand out."""
+    if not similarities:
+        return None
+    ranked = sorted(similarities, reverse=True)
+    return ranked[0] - ranked[min(_confidence.GAP_RANK, len(ranked)) - 1]
 
 
 def _word_evidence(store: Store, words: list[str], top: list[Result]) -> tuple[list[int], list[list[bool]]]:

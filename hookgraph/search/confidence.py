@@ -11,7 +11,7 @@ from what the query showed as a whole, by three rules and one fitted model:
   **weak** (:data:`NO_EXACT_CONFIDENCE`), whatever resembles it;
 * a plain-word graph question ("what calls X?") answered from the call
   graph is **strong** (:data:`GRAPH_CONFIDENCE`);
-* any other question gets a logistic model over six numbers
+* any other question gets a logistic model over seven numbers
   (:func:`features`): how many of its words the full-text index knows at all
   (log of the count, counted up to 3), how many it does not know (at most 3)
   and their share of its words, the share of its words that the index does
@@ -19,9 +19,14 @@ from what the query showed as a whole, by three rules and one fitted model:
   three weigh less in an index of fewer than :data:`VOCABULARY_UNITS`
   units), how much of the question's specificity the
   best of the top three units covers (each word weighted by its inverse
-  document frequency, a word the index does not know as the rarest), and the
-  best cosine similarity of the question to any unit (without vectors, as
-  with ``--no-semantic``, a typical value: no evidence either way). A question about what
+  document frequency, a word the index does not know as the rarest), the
+  best cosine similarity of the question to any unit, and how far that best
+  similarity stands above the :data:`GAP_RANK`-th best (without vectors, as
+  with ``--no-semantic``, typical values for both: no evidence either way).
+  A question about something the project has meets a few units that are
+  much closer than the rest; one about something it lacks meets a crowd of
+  units all about as near (the project's own subject), however near that
+  is. A question about what
   a project does not have usually hinges on a word the project never uses
   ("OAuth", "Kafka", "websocket"), or its rare words are spread over units
   that each hold one of them. The split words tell such a name (``nushell``,
@@ -67,6 +72,11 @@ VOCABULARY_UNITS = 1000
 #: The similarity assumed when there is none (``--no-semantic``, vectors still being embedded): the median
 #: best similarity of answerable questions on eval/, so missing evidence counts neither way.
 NO_VECTOR_SIMILARITY = 0.55
+#: The best similarity is compared with the similarity of this many-th nearest vector (or the last there is).
+GAP_RANK = 50
+#: The gap assumed without vectors: halfway between the medians of answerable (0.23) and absent (0.13)
+#: questions on eval/'s tuned projects.
+NO_VECTOR_GAP = 0.18
 #: Known words count up to this many (see the module docstring: length is not evidence).
 KNOWN_CAP = 3
 #: An unknown word the model's vocabulary splits into at least this many pieces reads as a name.
@@ -89,6 +99,8 @@ class Evidence:
     covered: list[list[bool]] = field(default_factory=list)
     units: int = 1
     best_similarity: float | None = None
+    #: The best similarity less the ``GAP_RANK``-th best (None: no vectors searched).
+    similarity_gap: float | None = None
     exact: bool = False
     graph_answered: bool = False
     #: The query is one name written as code (not a plain word that happens to be one token).
@@ -120,13 +132,15 @@ def features(e: Evidence) -> dict[str, float]:
         "unknown_split_share": vocabulary * (split / len(e.frequencies) if e.frequencies else 0.0),
         "covered": _specificity_covered(e),
         "similarity": e.best_similarity if e.best_similarity is not None else NO_VECTOR_SIMILARITY,
+        "similarity_gap": e.similarity_gap if e.similarity_gap is not None else NO_VECTOR_GAP,
     }
 
 
 #: Logistic weights over :func:`features` (intercept under "bias"), fitted on eval/'s tuned projects
 #: by ``python -m eval.fit_confidence`` (which prints them).
-WEIGHTS: dict[str, float] = {"bias": -5.38, "log_known": 2.67, "unknown": 0.59, "unknown_share": -6.54,
-                             "unknown_split_share": -4.77, "covered": 2.04, "similarity": 4.47}
+WEIGHTS: dict[str, float] = {"bias": -5.74, "log_known": 2.71, "unknown": 0.58, "unknown_share": -6.38,
+                             "unknown_split_share": -4.59, "covered": 1.79, "similarity": 3.79,
+                             "similarity_gap": 3.75}
 
 
 def _logistic(values: dict[str, float]) -> float:
