@@ -91,17 +91,18 @@ def test_a_question_about_what_is_not_there_says_so_in_one_line(app: Path) -> No
 
 
 def test_an_unknown_name_weighs_against_a_match_more_than_an_unknown_plain_word() -> None:
-    """Same question shape, one word the index lacks: a product name (3 pieces) says "not here", a plain word does not."""
+    """Same question shape, one word the index lacks: a product name says "not here", a plain word does not."""
     from hookgraph.search.confidence import Evidence, query_confidence
 
-    def confidence(pieces: list[int]) -> float:
-        evidence = Evidence(intent="question", words=["docker", "container", "name", "completion"],
+    def confidence(word: str, pieces: list[list[str]]) -> float:
+        evidence = Evidence(intent="question", words=[word, "container", "name", "completion"],
                             frequencies=[0, 20, 30, 50], covered=[[False, True, True, True]], units=5000,
                             best_similarity=0.55, pieces=pieces)
         return query_confidence(evidence)[0]
 
-    assert confidence([3, 0, 0, 0]) < 0.5 < confidence([1, 0, 0, 0])
-    assert confidence([]) == confidence([1, 0, 0, 0])  # no model: no word reads as a name
+    assert confidence("nushell", [["nu", "sh", "ell"], [], [], []]) < 0.5 < confidence("shell", [["shell"], [], [], []])
+    assert confidence("shells", [["shell", "s"], [], [], []]) == confidence("shell", [["shell"], [], [], []])  # + ending
+    assert confidence("nushell", []) == confidence("shell", [["shell"], [], [], []])  # no model: no word is a name
 
 
 def test_a_best_unit_that_stands_out_from_the_crowd_is_a_stronger_match() -> None:
@@ -111,7 +112,7 @@ def test_a_best_unit_that_stands_out_from_the_crowd_is_a_stronger_match() -> Non
     def confidence(gap: float | None) -> float:
         evidence = Evidence(intent="question", words=["face", "detection", "frames", "pipeline"],
                             frequencies=[40, 30, 60, 0], covered=[[True, True, False, False]], units=5000,
-                            best_similarity=0.45, similarity_gap=gap, pieces=[0, 0, 0, 1])
+                            best_similarity=0.45, similarity_gap=gap, pieces=[[], [], [], ["pipeline"]])
         return query_confidence(evidence)[0]
 
     assert confidence(0.08) < 0.5 < confidence(0.30)
@@ -133,14 +134,17 @@ def test_the_similarity_gap_is_read_from_the_nearest_vectors(app: Path, embedder
 
 
 def test_the_model_vocabulary_tells_names_from_plain_words(app: Path, embedder) -> None:
-    assert embedder.word_pieces("nushell") >= 2 and embedder.word_pieces("websocket") >= 2
-    assert embedder.word_pieces("rotate") == 1 and embedder.word_pieces("breaks") == 1
+    from hookgraph.search.confidence import reads_as_name
+
+    assert embedder.word_pieces("nushell") == ["nu", "sh", "ell"] and embedder.word_pieces("rotate") == ["rotate"]
+    assert all(reads_as_name(w, embedder.word_pieces(w)) for w in ("nushell", "websocket", "csrf", "etag"))
+    assert not any(reads_as_name(w, embedder.word_pieces(w)) for w in ("rotate", "breaks", "spellings", "forbids"))
     with Store(app / ".hookgraph" / "index.db") as store:
         named = search(store, "websocket connection for live pages", embedder=embedder)[0].features
         plain = search(store, "download a page and try again when the network breaks", embedder=embedder)[0].features
         lexical = search(store, "websocket connection for live pages")[0].features
-    assert named["unknown_split_share"] > 0 and plain["unknown_split_share"] == 0 < plain["unknown"]
-    assert lexical["unknown_split_share"] == 0  # without the model nothing is split
+    assert named["unknown_name_share"] > 0 and plain["unknown_name_share"] == 0 < plain["unknown"]
+    assert lexical["unknown_name_share"] == 0  # without the model nothing is split
 
 
 def test_an_exact_name_is_strong(app: Path) -> None:

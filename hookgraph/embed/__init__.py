@@ -497,13 +497,19 @@ class Embedder:
         """Tokens the model sees for ``text`` alone, special tokens included."""
         return self._count(text)
 
-    def word_pieces(self, word: str) -> int:
-        """How many pieces the model's vocabulary splits ``word`` into (special tokens not counted).
+    def word_pieces(self, word: str) -> list[str]:
+        """The pieces the model's vocabulary splits ``word`` into (special tokens left out).
 
-        A plain English word is usually one piece (``rotate``); a product
-        name or an acronym is several (``nushell``: nu, ##sh, ##ell).
+        A plain English word is usually one piece (``rotate``) or a word and
+        an ending (``spelling`` + ``s``); a product name or an acronym is
+        fragments (``nushell``: ``nu``, ``sh``, ``ell``).
         """
-        return max(0, self._count(word) - self._count(""))
+        model = self._model()
+        empty = self.tokenize("")  # the special tokens alone: [CLS] [SEP], or BOS, or none
+        tokens = self.tokenize(word)
+        head = 1 if empty and tokens[:1] == empty[:1] else 0
+        tail = len(empty) - head  # what the model appends (SEP, EOS)
+        return [model.piece(t) for t in tokens[head : len(tokens) - tail]]
 
     def _fit(self, text: str, prefix: str) -> tuple[str, bool, int]:
         """Longest prefix ``cut`` of ``text`` such that ``prefix + cut`` fits the budget.

@@ -103,6 +103,10 @@ class EmbeddingModel:
     def tokenize(self, text: bytes, add_bos: bool = True, special: bool = False) -> list[int]:
         return self._model.tokenize(text, add_bos, special)
 
+    def piece(self, token: int) -> str:
+        """The text of one vocabulary entry (llama.cpp pads it with NULs; a word's first piece may lead with a space)."""
+        return bytes(self._model.token_to_piece(token)).rstrip(b"\0").decode("utf-8", "replace").strip()
+
     def embed(self, text: str) -> Any:
         """The pooled embedding of ``text`` (numpy float32, shape ``(n_embd,)``); 2-D without pooling."""
         import numpy as np

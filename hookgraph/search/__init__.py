@@ -300,7 +300,7 @@ def rank(
         if answered is not None:
             ranked = answered
     frequencies, covered = _word_evidence(store, words, ranked[:3])
-    pieces = [embedder.word_pieces(w) if f == 0 else 0 for w, f in zip(words, frequencies)] if embedder else []
+    pieces = [embedder.word_pieces(w) if f == 0 else [] for w, f in zip(words, frequencies)] if embedder else []
     evidence = Evidence(
         intent=intent.kind,
         words=words,

@@ -15,7 +15,7 @@ from what the query showed as a whole, by three rules and one fitted model:
   (:func:`features`): how many of its words the full-text index knows at all
   (log of the count, counted up to 3), how many it does not know (at most 3)
   and their share of its words, the share of its words that the index does
-  not know *and* the embedding model's vocabulary splits into pieces (all
+  not know *and* that read as a name (see :func:`reads_as_name`; all
   three weigh less in an index of fewer than :data:`VOCABULARY_UNITS`
   units), how much of the question's specificity the
   best of the top three units covers (each word weighted by its inverse
@@ -29,12 +29,12 @@ from what the query showed as a whole, by three rules and one fitted model:
   is. A question about what
   a project does not have usually hinges on a word the project never uses
   ("OAuth", "Kafka", "websocket"), or its rare words are spread over units
-  that each hold one of them. The split words tell such a name (``nushell``,
-  ``CSRF``, ``ETag``: several pieces in the model's vocabulary) from a plain
-  English word that a question about code the project has may use and the
-  code may not (``rotate``, ``accumulator``: one piece each). Without a
-  model (``--no-semantic``) no word counts as split: no evidence either way
-  is read as no name.
+  that each hold one of them. Reading a word as a name tells such a name
+  (``nushell``, ``CSRF``, ``ETag``: fragments in the model's vocabulary)
+  from a plain English word that a question about code the project has may
+  use and the code may not (``rotate``: one piece; ``spellings``: a word and
+  an ending). Without a model (``--no-semantic``) no word reads as a name:
+  no evidence either way is read as no name.
 
   The known-word count is capped at 3 on purpose: on eval/ the absent
   questions are short phrases and the answerable ones long sentences, so an
@@ -55,7 +55,7 @@ import math
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["Evidence", "features", "query_confidence", "score_results", "score_files", "verdict",
+__all__ = ["Evidence", "features", "reads_as_name", "query_confidence", "score_results", "score_files", "verdict",
            "MATCH_THRESHOLD"]
 
 #: The verdict is "strong" when the best answer's confidence reaches this.
@@ -79,8 +79,10 @@ GAP_RANK = 50
 NO_VECTOR_GAP = 0.18
 #: Known words count up to this many (see the module docstring: length is not evidence).
 KNOWN_CAP = 3
-#: An unknown word the model's vocabulary splits into at least this many pieces reads as a name.
-SPLIT_PIECES = 2
+#: A word whose longest vocabulary piece has this many letters and this share of the word is a plain
+#: word with an ending (``spelling`` + ``s``, ``alphabet`` + ``ically``), not a name.
+WORD_PIECE_LETTERS = 4
+WORD_PIECE_SHARE = 0.6
 
 
 @dataclass
@@ -105,8 +107,21 @@ class Evidence:
     graph_answered: bool = False
     #: The query is one name written as code (not a plain word that happens to be one token).
     code_name: bool = False
-    #: Per query word: pieces the embedding model's vocabulary splits it into (0: not looked up).
-    pieces: list[int] = field(default_factory=list)
+    #: Per query word: the pieces the embedding model's vocabulary splits it into (empty: not looked up).
+    pieces: list[list[str]] = field(default_factory=list)
+
+
+def reads_as_name(word: str, pieces: list[str]) -> bool:
+    """Whether ``word``, as the model's vocabulary splits it, is a name or an acronym rather than plain English.
+
+    One piece is a word the vocabulary knows whole. Several pieces whose
+    longest is most of the word are a word and an ending. Anything else is
+    fragments: ``nu``/``sh``/``ell``, ``cs``/``rf``, ``dock``/``er``.
+    """
+    if len(pieces) < 2:
+        return False
+    longest = max(len(p) for p in pieces)
+    return not (longest >= WORD_PIECE_LETTERS and longest >= WORD_PIECE_SHARE * len(word))
 
 
 def _specificity_covered(e: Evidence) -> float:
@@ -123,13 +138,13 @@ def features(e: Evidence) -> dict[str, float]:
     """The numbers a question's confidence is computed from (the model's inputs)."""
     known = sum(1 for f in e.frequencies if f > 0)
     unknown = len(e.frequencies) - known
-    split = sum(1 for f, p in zip(e.frequencies, e.pieces) if f == 0 and p >= SPLIT_PIECES)
+    split = sum(1 for w, f, p in zip(e.words, e.frequencies, e.pieces) if f == 0 and reads_as_name(w, p))
     vocabulary = min(1.0, math.log(max(e.units, 2)) / math.log(VOCABULARY_UNITS))
     return {
         "log_known": math.log1p(min(known, KNOWN_CAP)),
         "unknown": vocabulary * min(unknown, UNKNOWN_CAP),
         "unknown_share": vocabulary * (unknown / len(e.frequencies) if e.frequencies else 0.0),
-        "unknown_split_share": vocabulary * (split / len(e.frequencies) if e.frequencies else 0.0),
+        "unknown_name_share": vocabulary * (split / len(e.frequencies) if e.frequencies else 0.0),
         "covered": _specificity_covered(e),
         "similarity": e.best_similarity if e.best_similarity is not None else NO_VECTOR_SIMILARITY,
         "similarity_gap": e.similarity_gap if e.similarity_gap is not None else NO_VECTOR_GAP,
@@ -138,9 +153,9 @@ def features(e: Evidence) -> dict[str, float]:
 
 #: Logistic weights over :func:`features` (intercept under "bias"), fitted on eval/'s tuned projects
 #: by ``python -m eval.fit_confidence`` (which prints them).
-WEIGHTS: dict[str, float] = {"bias": -5.74, "log_known": 2.71, "unknown": 0.58, "unknown_share": -6.38,
-                             "unknown_split_share": -4.59, "covered": 1.79, "similarity": 3.79,
-                             "similarity_gap": 3.75}
+WEIGHTS: dict[str, float] = {"bias": -6.0, "log_known": 2.87, "unknown": 0.57, "unknown_share": -6.72,
+                             "unknown_name_share": -4.19, "covered": 1.81, "similarity": 3.82,
+                             "similarity_gap": 3.8}
 
 
 def _logistic(values: dict[str, float]) -> float:
