@@ -10,6 +10,7 @@ import pytest
 from hookgraph.search import graph
 from hookgraph.store import Store, db_path
 from tests.conftest import index_now, make_repo, run_cli
+from tests.graph_helpers import caller_names, callee_names
 
 POOL = '''"""A pool of connections."""
 
@@ -109,38 +110,30 @@ def calls_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
     return repo
 
 
-def _callees(repo: Path, symbol: str) -> set[str]:
-    with Store(db_path(repo)) as store:
-        return {link.unit.qualname for link in graph.callees(store, symbol) if link.unit is not None}
-
-
-def _callers(repo: Path, symbol: str) -> set[str]:
-    with Store(db_path(repo)) as store:
-        return {link.unit.qualname for link in graph.callers(store, symbol)}
 
 
 def test_self_calls_go_to_the_own_class_and_its_overrides(calls_repo: Path) -> None:
-    assert _callees(calls_repo, "Pool.get") == {"Pool.make", "TlsPool.make", "check"}
+    assert callee_names(calls_repo, "Pool.get") == {"Pool.make", "TlsPool.make", "check"}
 
 
 def test_a_bare_call_never_names_a_method_and_a_variable_receiver_never_a_function(calls_repo: Path) -> None:
-    callees = _callees(calls_repo, "Pool.send")
+    callees = callee_names(calls_repo, "Pool.send")
     assert "close" in callees  # close(conn): the module-level function
     assert "Pool.close" in callees  # conn.close(): some object's method
     assert "Pool.get" in callees
 
 
 def test_a_module_from_outside_the_project_is_not_ours(calls_repo: Path) -> None:
-    assert "dumps" not in _callees(calls_repo, "Pool.close")  # json.dumps, not shop/util.py's dumps
-    assert _callers(calls_repo, "dumps") == set()
+    assert "dumps" not in callee_names(calls_repo, "Pool.close")  # json.dumps, not shop/util.py's dumps
+    assert caller_names(calls_repo, "dumps") == set()
 
 
 def test_module_receiver_names_the_function_of_that_file(calls_repo: Path) -> None:
-    assert _callers(calls_repo, "check") == {"Pool.get"}
+    assert caller_names(calls_repo, "check") == {"Pool.get"}
 
 
 def test_class_receiver_and_foreign_globals_in_javascript(calls_repo: Path) -> None:
-    callees = _callees(calls_repo, "dispatch")
+    callees = callee_names(calls_repo, "dispatch")
     assert "Headers.from" in callees  # Headers.from(...)
     assert "transform" in callees  # transform.call(...) runs transform
     with Store(db_path(calls_repo)) as store:

@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from hookgraph.search import graph
-from hookgraph.store import Store, db_path
 from tests.conftest import make_repo
+from tests.graph_helpers import caller_names, callee_names
 
 SOURCES = {
     "src/Pool.java": """package shop;
@@ -105,14 +104,6 @@ def classes_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
     return repo
 
 
-def _callees(repo: Path, symbol: str) -> set[str]:
-    with Store(db_path(repo)) as store:
-        return {link.unit.qualname for link in graph.callees(store, symbol) if link.unit is not None}
-
-
-def _callers(repo: Path, symbol: str) -> set[str]:
-    with Store(db_path(repo)) as store:
-        return {link.unit.qualname for link in graph.callers(store, symbol) if link.unit is not None}
 
 
 @pytest.mark.parametrize(
@@ -125,6 +116,6 @@ def _callers(repo: Path, symbol: str) -> set[str]:
     ],
 )
 def test_a_bare_call_in_a_class_runs_its_own_method(classes_repo: Path, caller: str, callees: set[str]) -> None:
-    assert callees <= _callees(classes_repo, caller)
+    assert callees <= callee_names(classes_repo, caller)
     for callee in callees:
-        assert caller in _callers(classes_repo, callee)
+        assert caller in caller_names(classes_repo, callee)

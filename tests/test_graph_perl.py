@@ -16,9 +16,8 @@ from pathlib import Path
 
 import pytest
 
-from hookgraph.search import graph
-from hookgraph.store import Store, db_path
 from tests.conftest import make_repo
+from tests.graph_helpers import caller_names, callee_names
 
 SOURCES = {
     "lib/Shop/FrontEnd.pm": """package Shop::FrontEnd;
@@ -92,35 +91,27 @@ def perl_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
     return repo
 
 
-def _callees(repo: Path, symbol: str) -> set[str]:
-    with Store(db_path(repo)) as store:
-        return {link.unit.qualname for link in graph.callees(store, symbol) if link.unit is not None}
-
-
-def _callers(repo: Path, symbol: str) -> set[str]:
-    with Store(db_path(repo)) as store:
-        return {link.unit.qualname for link in graph.callers(store, symbol) if link.unit is not None}
 
 
 def test_a_call_on_this_runs_the_sub_of_the_callers_own_package(perl_repo: Path) -> None:
-    assert "Shop::FrontEnd::Teletype::display_nowrap" in _callees(perl_repo, "Shop::FrontEnd::Teletype::display")
-    assert _callers(perl_repo, "Shop::FrontEnd::Teletype::display_nowrap") == {"Shop::FrontEnd::Teletype::display"}
+    assert "Shop::FrontEnd::Teletype::display_nowrap" in callee_names(perl_repo, "Shop::FrontEnd::Teletype::display")
+    assert caller_names(perl_repo, "Shop::FrontEnd::Teletype::display_nowrap") == {"Shop::FrontEnd::Teletype::display"}
 
 
 def test_an_inherited_sub_is_the_base_class_one_not_a_namesake(perl_repo: Path) -> None:
     # Teletype does not define screen_width; its base Shop::FrontEnd does. Shop::Report's own
     # screen_width is a namesake in a class that is no ancestor of Teletype.
-    assert _callees(perl_repo, "Shop::FrontEnd::Teletype::display") == {
+    assert callee_names(perl_repo, "Shop::FrontEnd::Teletype::display") == {
         "Shop::FrontEnd::screen_width", "Shop::FrontEnd::Teletype::display_nowrap"
     }
 
 
 def test_self_in_a_package_with_its_own_sub_and_a_class_method_call(perl_repo: Path) -> None:
-    render = _callees(perl_repo, "Shop::Report::render")
+    render = callee_names(perl_repo, "Shop::Report::render")
     assert "Shop::Report::screen_width" in render  # $self->screen_width: its own
     assert "Shop::FrontEnd::screen_width" not in render
     assert "Shop::FrontEnd::new" in render  # Shop::FrontEnd::Teletype->new, inherited
 
 
 def test_what_calls_an_inherited_sub_answers_from_the_graph(perl_repo: Path) -> None:
-    assert _callers(perl_repo, "Shop::FrontEnd::screen_width") == {"Shop::FrontEnd::Teletype::display"}
+    assert caller_names(perl_repo, "Shop::FrontEnd::screen_width") == {"Shop::FrontEnd::Teletype::display"}

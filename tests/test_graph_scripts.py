@@ -19,6 +19,7 @@ import pytest
 from hookgraph.search import graph
 from hookgraph.store import Store, db_path
 from tests.conftest import git, make_repo, run_cli
+from tests.graph_helpers import caller_names
 
 FIXTURES = Path(__file__).resolve().parent / "fixtures" / "languages"
 HELPER = "Symfony\\Component\\Console\\Helper\\"
@@ -46,10 +47,6 @@ def _callees(repo: Path, symbol: str) -> dict[int, set[str]]:
         return out
 
 
-def _callers(repo: Path, symbol: str) -> set[str]:
-    with Store(db_path(repo)) as store:
-        return {link.unit.qualname for link in graph.callers(store, symbol) if link.unit is not None}
-
 
 def test_ruby_bare_call_runs_the_callers_own_method(scripts_repo: Path) -> None:
     # intervals: `intervals.map { |i| randomize(i) }` is self.randomize(i)
@@ -60,7 +57,7 @@ def test_ruby_bare_call_runs_the_callers_own_method(scripts_repo: Path) -> None:
 
 def test_ruby_module_receiver_and_module_functions(scripts_repo: Path) -> None:
     # Kernel#retriable: `Retriable.retriable(opts, &block)`; with_context: a bare `retriable(...)` in the module
-    assert _callers(scripts_repo, "Retriable::retriable") == {"Kernel::retriable", "Retriable::with_context"}
+    assert caller_names(scripts_repo, "Retriable::retriable") == {"Kernel::retriable", "Retriable::with_context"}
     assert _callees(scripts_repo, "Kernel::retriable_with_context") == {9: {"Retriable::with_context"}}
 
 
@@ -130,7 +127,7 @@ def test_ruby_name_new_is_a_call_of_the_class(scripts_repo: Path) -> None:
     # ExponentialBackoff#intervals: `Array.new(tries)` builds someone else's class, not one of ours
     calls = set().union(*_callees(scripts_repo, "Retriable::retriable").values())
     assert {"Retriable::Config", "Retriable::ExponentialBackoff"} <= calls
-    assert _callers(scripts_repo, "Retriable::ExponentialBackoff") == {"Retriable::retriable", "Retriable::Config::initialize"}
+    assert caller_names(scripts_repo, "Retriable::ExponentialBackoff") == {"Retriable::retriable", "Retriable::Config::initialize"}
     assert not any("Array" in q for q in set().union(*_callees(scripts_repo, "Retriable::ExponentialBackoff::intervals").values()))
 
 
@@ -153,4 +150,4 @@ def test_ruby_a_bare_name_standing_as_a_statement_calls_the_method(tmp_path: Pat
     repo = make_repo(tmp_path / "input", {"lib/input.rb": source})
     sync(repo, read_target(repo, "head"), embedder=embedder)
     assert _callees(repo, "Input::read") == {3: {"Input::make_rewindable"}, 4: {"Input::check_limits"}}
-    assert _callers(repo, "Input::make_rewindable") == {"Input::read"}
+    assert caller_names(repo, "Input::make_rewindable") == {"Input::read"}
