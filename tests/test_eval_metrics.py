@@ -199,3 +199,21 @@ def test_leak_check_splits_every_languages_qualified_names() -> None:
     assert run.leaked_identifiers("check the reply to an HTTP CONNECT tunnel request", rust) == []
     python = [Gold("src/flask/app.py", "Flask.handle_exception", (1, 2))]
     assert run.leaked_identifiers("what flask does with an unhandled error", python) == ["Flask"]
+
+
+def test_the_confidence_fit_recovers_a_known_logistic_model() -> None:
+    """eval/fit_confidence.py's Newton fit: labels drawn from known weights come back near those weights,
+    and the balanced classes put the boundary where the rare class's evidence says (not at its rarity)."""
+    import numpy as np
+
+    from eval.fit_confidence import fit, predict
+
+    rng = np.random.default_rng(7)
+    x = rng.normal(size=(4000, 2))
+    truth = np.array([0.5, 2.0, -1.0])  # intercept, then one weight per feature
+    y = (rng.random(4000) < 1 / (1 + np.exp(-(truth[0] + x @ truth[1:])))).astype(float)
+    b = fit(x, y)
+    assert np.allclose(b[1:], truth[1:], atol=0.25)  # the slopes; balancing moves only the intercept
+    p = predict(b, x)
+    assert ((p >= 0.5) == (y == 1)).mean() > 0.75
+    assert abs((p[y == 0] < 0.5).mean() - (p[y == 1] >= 0.5).mean()) < 0.1  # both classes recalled alike
