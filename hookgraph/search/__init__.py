@@ -672,8 +672,6 @@ def _in_header(unit: UnitRow) -> bool:
     return unit.kind in _DECLARATION_KINDS and unit.path.endswith(DECLARATION_SUFFIXES)
 
 
-
-
 def _definitions_before_declarations(
     store: Store, ranked: list[Result], depth: int, path_glob: str | None, language: str | None
 ) -> list[Result]:

@@ -116,7 +116,7 @@ def reads_as_name(word: str, pieces: list[str]) -> bool:
 
     One piece is a word the vocabulary knows whole. Several pieces whose
     longest is most of the word are a word and an ending. Anything else is
-    fragments: ``nu``/``sh``/``ell``, ``cs``/``rf``, ``dock``/``er``.
+    fragments: ``nu``/``sh``/``ell``, ``cs``/``rf``, ``ya``/``ml``.
     """
     if len(pieces) < 2:
         return False
@@ -138,13 +138,13 @@ def features(e: Evidence) -> dict[str, float]:
     """The numbers a question's confidence is computed from (the model's inputs)."""
     known = sum(1 for f in e.frequencies if f > 0)
     unknown = len(e.frequencies) - known
-    split = sum(1 for w, f, p in zip(e.words, e.frequencies, e.pieces) if f == 0 and reads_as_name(w, p))
+    names = sum(1 for w, f, p in zip(e.words, e.frequencies, e.pieces) if f == 0 and reads_as_name(w, p))
     vocabulary = min(1.0, math.log(max(e.units, 2)) / math.log(VOCABULARY_UNITS))
     return {
         "log_known": math.log1p(min(known, KNOWN_CAP)),
         "unknown": vocabulary * min(unknown, UNKNOWN_CAP),
         "unknown_share": vocabulary * (unknown / len(e.frequencies) if e.frequencies else 0.0),
-        "unknown_name_share": vocabulary * (split / len(e.frequencies) if e.frequencies else 0.0),
+        "unknown_name_share": vocabulary * (names / len(e.frequencies) if e.frequencies else 0.0),
         "covered": _specificity_covered(e),
         "similarity": e.best_similarity if e.best_similarity is not None else NO_VECTOR_SIMILARITY,
         "similarity_gap": e.similarity_gap if e.similarity_gap is not None else NO_VECTOR_GAP,
