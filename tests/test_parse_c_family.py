@@ -340,3 +340,30 @@ def test_documented_prototypes_inside_an_error_region_are_units() -> None:
     assert len([n for n in functions if n.startswith("BrotliDecoder")]) == 14
     assert functions["BrotliDecoderDecompress"].docstring.startswith("Performs one-shot memory-to-memory decompression.")
     assert (functions["BrotliDecoderDecompress"].start_line, functions["BrotliDecoderDecompress"].end_line) == (226, 230)
+
+
+def test_cpp_a_macro_between_class_and_its_name_and_after_a_signature_is_no_name() -> None:
+    """LevelDB's ``class SCOPED_LOCKABLE MutexLock`` and ``MutexLock(...) EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {``:
+    the class and its constructor and destructor, not functions named after the annotations."""
+    pf = parsed("cpp", "leveldb/mutexlock.h")
+    assert {("class", "leveldb::MutexLock", 23, 36), ("method", "leveldb::MutexLock::MutexLock", 25, 28),
+            ("method", "leveldb::MutexLock::~MutexLock", 29, 29)} <= units_of(pf)
+    assert not [u for u in pf.units if "LOCK" in u.name]
+
+
+def test_cpp_a_nested_type_defined_out_of_line_holds_its_members() -> None:
+    """``template <...> struct SkipList<Key, Comparator>::Node { ... }``: a struct of SkipList, and its inline
+    methods are its methods (they were namespace functions named ``leveldb::Next``)."""
+    pf = parsed("cpp", "leveldb/skiplist.h")
+    assert {("struct", "leveldb::SkipList::Node", 146, 180), ("method", "leveldb::SkipList::Node::Next", 154, 159),
+            ("method", "leveldb::SkipList::Node::NoBarrier_SetNext", 172, 175)} <= units_of(pf)
+    assert not [u for u in pf.units if u.qualname.startswith("leveldb::") and "::" not in u.qualname[9:]
+                and u.kind != "class"]
+
+
+def test_cpp_a_function_written_by_a_macro_is_named_by_its_last_argument() -> None:
+    """``TEST(Coding, Fixed32) { ... }`` (also ``NAPI_METHOD(db_open) { ... }``) defines ``Fixed32``, not ``TEST``."""
+    pf = parsed("cpp", "leveldb/coding_test.cc")
+    assert {("function", "leveldb::Fixed32", 13, 25), ("function", "leveldb::Varint64Truncation", 160, 170)} \
+        <= units_of(pf)
+    assert not [u for u in pf.units if u.name == "TEST"]

@@ -55,8 +55,11 @@ Each key is a hookgraph language id; its object has:
     regexes whose matches (group 1 when the regex has one) are blanked to
     spaces before tree-sitter parses the file; byte offsets and lines stay
     exact and every text shown comes from the real bytes. For what a grammar
-    cannot know without the preprocessor: C++ export macros between ``class``
-    and the name (``class GTEST_API_ TestPartResult {``).
+    cannot know without the preprocessor: C++ macros between ``class`` and
+    the name (``class GTEST_API_ TestPartResult {``, ``class SCOPED_LOCKABLE
+    MutexLock {``) and annotation macros after a signature
+    (``MutexLock(Mutex* mu) EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {``,
+    ``void Recover() EXCLUSIVE_LOCKS_REQUIRED(mutex_);``).
 ``doc_strip``
     regexes removed from leading-comment docstrings (C#'s XML doc tags
     ``<summary>``, ``<param name="x">``); the text of a group a regex

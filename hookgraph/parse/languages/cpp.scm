@@ -16,6 +16,21 @@
   name: (type_identifier) @name.definition.struct
   body: (field_declaration_list) @body) @definition.struct
 
+; a nested class defined out of line: class VersionSet::Builder {}, struct SkipList<K, C>::Node {}
+(class_specifier
+  name: [
+    (qualified_identifier name: (type_identifier) @name.definition.class)
+    (qualified_identifier name: (qualified_identifier name: (type_identifier) @name.definition.class))
+  ] @name.scope
+  body: (field_declaration_list) @body) @definition.class
+
+(struct_specifier
+  name: [
+    (qualified_identifier name: (type_identifier) @name.definition.struct)
+    (qualified_identifier name: (qualified_identifier name: (type_identifier) @name.definition.struct))
+  ] @name.scope
+  body: (field_declaration_list) @body) @definition.struct
+
 (union_specifier
   name: (type_identifier) @name.definition.struct
   body: (field_declaration_list) @body) @definition.struct
@@ -32,6 +47,7 @@
 ; class body; T& f(), T* f(), T** f(). As in c.scm: `API_MACRO RetType name(args)` puts the
 ; name in an ERROR node, and a statement after a macro is no definition of `if`.
 (function_definition
+  type: (_)
   declarator: [
     (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name.definition.function . parameters: (parameter_list))
     (function_declarator (ERROR (identifier) @name.definition.function .) . parameters: (parameter_list))
@@ -41,6 +57,25 @@
   ]
   body: (_) @body
   (#not-match? @name.definition.function "^(if|else|while|for|do|switch|case|return|sizeof|goto)$")) @definition.function
+
+; without a return type: constructors, destructors, conversions; an upper-case "name" there
+; is a macro that writes the function (next pattern), not the function
+(function_definition
+  !type
+  declarator: (function_declarator declarator: [(identifier) (field_identifier) (destructor_name) (operator_name)] @name.definition.function . parameters: (parameter_list))
+  body: (_) @body
+  (#not-match? @name.definition.function "^(if|else|while|for|do|switch|case|return|sizeof|goto)$")
+  (#not-match? @name.definition.function "^[A-Z][A-Z0-9_]*$")) @definition.function
+
+; a function written by a macro, named by its last argument: NAPI_METHOD(db_open) {},
+; TEST(DBTest, Empty) {}
+(function_definition
+  !type
+  declarator: (function_declarator
+    declarator: (identifier) @_macro
+    parameters: (parameter_list (parameter_declaration !declarator type: (type_identifier) @name.definition.function) .))
+  body: (compound_statement) @body
+  (#match? @_macro "^[A-Z][A-Z0-9_]*$")) @definition.function
 
 ; defined out of line: void Client::send() {}, ns::Client::~Client() {}, T& Vec<T>::at() {}
 (function_definition
