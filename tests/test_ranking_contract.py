@@ -299,11 +299,16 @@ def test_an_identifier_finds_the_class_before_its_constructor(definitions_repo: 
 
 
 def test_a_question_answered_by_a_prototype_shows_the_definition_first(definitions_repo: Path, embedder) -> None:
-    """The header's comment matches the words; the definition in the .c file is what a reader opens."""
+    """The header's comment matches the words; the definition in the .c file is what a reader opens, and the
+    prototype, the same function again, waits after the shown results."""
+    question = "add two integers, saturating at the maximum"
     with Store(definitions_repo / ".hookgraph" / "index.db") as store:
-        ranked = search(store, "add two integers, saturating at the maximum", top=5, embedder=embedder)
-    paths = [r.unit.path for r in ranked if r.unit.name == "sum_saturating"]
-    assert paths[:2] == ["sum.c", "sum.h"]
+        shown = search(store, question, top=3, embedder=embedder)
+        everything = search(store, question, top=50, embedder=embedder)
+    assert [r.unit.path for r in shown if r.unit.name == "sum_saturating"] == ["sum.c"]
+    assert "defines a declaration that matched" in shown[0].reasons and shown[0].unit.path == "sum.c"
+    paths = [r.unit.path for r in everything if r.unit.name == "sum_saturating"]
+    assert paths == ["sum.c", "sum.h"]
 
 
 RING_H = """#ifndef RING_H

@@ -115,6 +115,8 @@ FOLDER_BOOST = 0.0
 COHERENCE = 0.0
 #: A bodiless declaration (C header prototype, ``.d.ts``) gives its place to the definition of the same name.
 DECLARATIONS_GIVE_WAY = True
+#: ... and, its definition shown, waits after the shown window: it would show the same function twice.
+DECLARATIONS_AFTER_WINDOW = True
 #: Among units named exactly as an identifier query, the one that defines it first: a definition before
 #: its bodiless declaration (C header prototype, also one over several lines: a header unit with a
 #: same-named twin outside headers), a class before its own constructor (Java ``X.X``).
@@ -286,12 +288,15 @@ def rank(
         _file_coherence(results)
     ranked = _one_per_name(sorted(results.values(), key=lambda r: (-r.score, r.unit.path, r.unit.start_line)))
     if question:
+        repeated: set[int] = set()
         if DECLARATIONS_GIVE_WAY:
-            ranked = _definitions_before_declarations(store, ranked, depth, path_glob, language)
+            ranked, repeated = _definitions_before_declarations(store, ranked, depth, path_glob, language)
         if DEDUP_CONTAINERS:
             ranked = _containers_after_members(ranked, depth, tuple(DEDUP_CONTAINERS.split(",")))
         if SECTIONS_PER_DOCUMENT:
             ranked = _document_sections_spread(ranked, depth, SECTIONS_PER_DOCUMENT)
+        if repeated and DECLARATIONS_AFTER_WINDOW:
+            ranked = _after_window(ranked, repeated, depth)
     if intent.kind == "identifier" and DEFINITIONS_FIRST:
         ranked = _defining_first(ranked)
     answered = None
@@ -674,17 +679,21 @@ def _in_header(unit: UnitRow) -> bool:
 
 def _definitions_before_declarations(
     store: Store, ranked: list[Result], depth: int, path_glob: str | None, language: str | None
-) -> list[Result]:
+) -> tuple[list[Result], set[int]]:
     """Put the definition of a declared name in its declaration's place, the declaration just after.
 
     A header prototype carries the documentation and so matches the
     question's words; the definition in the ``.c`` file is what does the
     work and what a reader opens. Only declarations within the shown window
-    move anything.
+    move anything. Returns the new order and the declarations that gave
+    way: once its definition is shown, a prototype would only show the same
+    function twice, so ``rank`` moves them after the shown window
+    (``DECLARATIONS_AFTER_WINDOW``).
     """
     window = max(depth, 10)
     placed: set[int] = set()
     out: list[Result] = []
+    repeated: set[int] = set()
     by_id = {r.unit.id: r for r in ranked}
     for r in ranked[:window]:
         if r.unit.id in placed:
@@ -702,9 +711,17 @@ def _definitions_before_declarations(
                     d.reasons.append("defines a declaration that matched")
                     out.append(d)
                     placed.add(d.unit.id)
+                    repeated.add(r.unit.id)
         out.append(r)
         placed.add(r.unit.id)
-    return out + [r for r in ranked if r.unit.id not in placed]
+    return out + [r for r in ranked if r.unit.id not in placed], repeated
+
+
+def _after_window(ranked: list[Result], ids: set[int], depth: int) -> list[Result]:
+    """The results in ``ids`` moved to just after the first ``depth`` others, in their order."""
+    moved = [r for r in ranked if r.unit.id in ids]
+    rest = [r for r in ranked if r.unit.id not in ids]
+    return rest[:depth] + moved + rest[depth:]
 
 
 def _defining_first(ranked: list[Result]) -> list[Result]:
