@@ -195,6 +195,30 @@ def test_kill_9_of_the_embedder_leaves_a_consistent_store_and_the_next_command_r
     assert 0 <= twice <= kills * max(batches), (twice, kills, batches)
 
 
+def test_a_crash_inside_the_embedder_is_told_in_one_line_and_the_next_command_resumes(tmp_path: Path) -> None:
+    """A segfault in llama.cpp kills the worker before it can log anything: faulthandler leaves the stack in
+    embedder.log, and ``status`` tells it in one line (here the signal is sent from outside, the same death)."""
+    from hookgraph.embed import worker
+
+    root = requests_copy(tmp_path)
+    env = background_env()
+    run_cli(root, "index", env=env, check=True)
+    assert wait_until(lambda: worker_pid(root) is not None, timeout=30)
+    pid = worker_pid(root)
+    assert pid is not None
+    os.kill(pid, signal.SIGSEGV)
+    assert wait_until(lambda: worker_pid(root) is None, timeout=10)
+    line = worker.last_error(root)
+    assert line is not None and line.startswith("the background embedder died (Segmentation fault) at File \""), line
+    assert "embedder.log" in line and "\n" not in line
+    queue_is_consistent(root)
+    payload = status(root, env)  # opens the index: starts the embedder again
+    assert payload["embedder"]["last_error"] == line
+    run_cli(root, "index", "--wait", env=env, check=True)
+    assert status(root, env)["pending_vectors"] == 0
+    queue_is_consistent(root)
+
+
 def test_index_wait_returns_only_with_an_empty_queue(tmp_path: Path) -> None:
     root = requests_copy(tmp_path)
     proc = run_cli(root, "index", "--wait", check=True)

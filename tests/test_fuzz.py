@@ -189,15 +189,19 @@ def test_parser_survives_generated_source(lang: str, caplog: pytest.LogCaptureFi
 
 EMBED_FUZZ = textwrap.dedent(
     """
-    import faulthandler, json, sys
-    faulthandler.enable()  # a crash inside llama.cpp prints where Python was
+    import faulthandler, json, os, sys
+    # A crash inside llama.cpp prints where Python was: on a copy of stderr, because llama-cpp-python
+    # points fd 2 at /dev/null while it loads the model (a crash there would say nothing).
+    crash_stream = os.fdopen(os.dup(2), "w")
+    faulthandler.enable(file=crash_stream)
     sys.path.insert(0, sys.argv[1])
     examples, random_, last_input = int(sys.argv[2]), sys.argv[3] == "1", sys.argv[4]
 
     def note_input(text):
-        # The input at hand, for the failure message should the model crash on it.
-        with open(last_input, "w", encoding="utf-8", errors="surrogatepass") as f:
-            f.write(text)
+        # The input at hand (a source file's bytes, or a text for the model), for the failure message should
+        # the process crash on it.
+        with open(last_input, "wb") as f:
+            f.write(text if isinstance(text, bytes) else text.encode("utf-8", "surrogatepass"))
     from hypothesis import HealthCheck, given, settings, strategies as st
     from hookgraph.parse.compose import embed_text
     from hookgraph.embed import Embedder
@@ -233,6 +237,7 @@ EMBED_FUZZ = textwrap.dedent(
         @settings(**S)
         @given(data=sources(lang))
         def pipeline(data):
+            note_input(data)  # a crash may be the parser's
             parsed = parse_bytes("fuzz/sample" + EXTENSION[lang], data, lang)
             for unit in parsed.units[:4]:
                 check_text(embed_text(unit, []))

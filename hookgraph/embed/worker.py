@@ -25,16 +25,18 @@ the lock (last lines kept), which ``status`` shows.
 
 from __future__ import annotations
 
+import faulthandler
 import fcntl
 import hashlib
 import os
+import re
 import subprocess
 import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
@@ -214,12 +216,30 @@ def _log(home: Path, line: str) -> None:
 
 
 def last_error(root: Path) -> str | None:
-    """The newest line of embedder.log (a failure the worker recorded), or None."""
+    """The newest failure in embedder.log, as one line, or None.
+
+    Most are lines the worker wrote itself (:func:`_log`). A crash inside the
+    model (a segfault in llama.cpp) kills the process before it can write
+    anything; ``faulthandler`` then dumps the Python stack to the worker's
+    stderr, which is this file. That dump is told in one line: what killed
+    it and the innermost frame.
+    """
     try:
         lines = (_home(root) / LOG_FILE).read_text(encoding="utf-8", errors="replace").splitlines()
     except (OSError, Exception):  # noqa: BLE001 - no log, no repository: nothing to report
         return None
+    fatal = max((i for i, line in enumerate(lines) if line.startswith("Fatal Python error:")), default=-1)
+    if fatal >= 0 and not any(_STAMP.match(line) for line in lines[fatal:]):
+        frames = [line.strip() for line in lines[fatal:] if line.strip().startswith("File ")]
+        where = f" at {frames[0]}" if frames else ""
+        what = lines[fatal].removeprefix("Fatal Python error:").strip()
+        return (f"the background embedder died ({what}){where}; its stack is in {_home(root) / LOG_FILE}, "
+                f"and the next command starts it again where it stopped")
     return lines[-1] if lines else None
+
+
+#: How :func:`_log` starts a line: a failure the worker wrote, as opposed to a crash dump.
+_STAMP = re.compile(r"^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2} ")
 
 
 def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
@@ -259,6 +279,24 @@ def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
     return busy
 
 
+#: A copy of the worker's stderr (embedder.log) for faulthandler; kept open for the process's life.
+_crash_stream: IO[str] | None = None
+
+
+def _trace_crashes() -> None:
+    """A crash in the model leaves the Python stack in embedder.log (see :func:`last_error`).
+
+    On a copy of stderr, not fd 2 itself: llama-cpp-python points fd 2 at
+    /dev/null while it loads a model, which would swallow a crash there.
+    """
+    global _crash_stream
+    try:
+        _crash_stream = os.fdopen(os.dup(2), "w")
+        faulthandler.enable(file=_crash_stream)
+    except (OSError, ValueError):  # no stderr at all: nothing to write a trace to
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m hookgraph.embed.worker ROOT``: drain every registered queue of ROOT's repository."""
     args = sys.argv[1:] if argv is None else argv
@@ -266,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
         print("usage: python -m hookgraph.embed.worker REPO_ROOT", file=sys.stderr)
         return 2
     root = Path(args[0])
+    _trace_crashes()
     try:
         os.nice(NICENESS)
     except OSError:
