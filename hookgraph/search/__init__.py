@@ -44,7 +44,13 @@ from hookgraph.search.confidence import Evidence
 from hookgraph.search.files import FileResult, rank_files
 from hookgraph.search.graph import SymbolNotFound, callees_of, callers_of, find_symbol, resolve_call, resolve_name
 from hookgraph.search.intent import Intent, is_code_name, looks_like_identifier, read_intent
-from hookgraph.search.paths import DECLARATION_SUFFIXES, is_test_path, matched_words, path_words
+from hookgraph.search.paths import (
+    DECLARATION_SUFFIXES,
+    TS_DECLARATION_SUFFIXES,
+    is_test_path,
+    matched_words,
+    path_words,
+)
 from hookgraph.store import Store, UnitRow
 
 __all__ = ["Result", "FileResult", "search", "search_files", "answer_match", "query_words", "fts_query",
@@ -667,7 +673,7 @@ def _is_declaration(unit: UnitRow) -> bool:
     """
     if unit.kind not in _DECLARATION_KINDS or not unit.path.endswith(DECLARATION_SUFFIXES):
         return False
-    return unit.path.endswith((".d.ts", ".d.cts", ".d.mts")) or (
+    return unit.path.endswith(TS_DECLARATION_SUFFIXES) or (
         unit.start_line == unit.end_line and "{" not in unit.signature
     )
 

@@ -40,6 +40,7 @@ from typing import cast
 
 from hookgraph.parse.languages import REGISTRY, LanguageSpec
 from hookgraph.parse.qualnames import ends_with, last_part, spellings
+from hookgraph.search.paths import TS_DECLARATION_SUFFIXES
 from hookgraph.store import Store, UnitRow
 
 
@@ -68,7 +69,6 @@ _SIGILS = "$@"
 _SELF = frozenset({"self", "this", "cls"})
 _SCRIPT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "jsx"})
 _FUNCTION_PROTOTYPE = frozenset({"call", "apply", "bind"})
-_DECLARATION_SUFFIXES = (".d.ts", ".d.cts", ".d.mts")
 
 
 def _definitions(store: Store, name: str, cache: dict[str, list[UnitRow]] | None = None) -> list[UnitRow]:
@@ -81,7 +81,7 @@ def _definitions(store: Store, name: str, cache: dict[str, list[UnitRow]] | None
 
 
 def _is_declaration(path: str) -> bool:
-    return path.endswith(_DECLARATION_SUFFIXES)
+    return path.endswith(TS_DECLARATION_SUFFIXES)
 
 
 def _stem(path: str) -> str:

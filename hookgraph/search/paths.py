@@ -21,7 +21,7 @@ from functools import lru_cache
 from hookgraph.parse.words import identifier_words
 
 __all__ = ["words_match", "PathWords", "path_words", "matched_words", "is_test_path", "file_stem",
-           "HEADER_SUFFIXES", "SOURCE_SUFFIXES", "DECLARATION_SUFFIXES"]
+           "HEADER_SUFFIXES", "SOURCE_SUFFIXES", "TS_DECLARATION_SUFFIXES", "DECLARATION_SUFFIXES"]
 
 #: Words at least this long may match by a shared prefix; shorter ones only exactly
 #: (``tls``, ``dns``, ``jsp``), except a plural ``s`` on four letters (``test``/``tests``).
@@ -113,8 +113,10 @@ def is_test_path(path: str) -> bool:
 #: C-family headers, and the files that define what they declare (``decode.h`` / ``decode.c``).
 HEADER_SUFFIXES = (".h", ".hh", ".hpp", ".hxx", ".h++")
 SOURCE_SUFFIXES = (".c", ".cc", ".cpp", ".cxx", ".c++", ".m", ".mm")
+#: TypeScript's declaration files: signatures of what JavaScript (or another file) defines.
+TS_DECLARATION_SUFFIXES = (".d.ts", ".d.cts", ".d.mts")
 #: Files that hold declarations whose definitions live elsewhere: C/C++ headers, TypeScript declaration files.
-DECLARATION_SUFFIXES = HEADER_SUFFIXES + (".d.ts", ".d.cts", ".d.mts")
+DECLARATION_SUFFIXES = HEADER_SUFFIXES + TS_DECLARATION_SUFFIXES
 
 
 def file_stem(path: str) -> str:
