@@ -239,3 +239,64 @@ def test_every_candidate_is_scored_on_both_halves(sockets_repo: Path, embedder, 
     monkeypatch.setattr(search_module, "COMPLETE_SCORES", False)
     incomplete = scores()
     assert any(not sem for _, sem in incomplete.values())
+
+
+# --------------------------------------------------------------------------- blocks that are not code
+
+ESCAPE = '''package shop;
+
+public final class HtmlText {
+    /** Replace angle brackets, ampersands and quotes by entities so text shows safely in a page. */
+    public static String escape(String text) {
+        StringBuilder out = new StringBuilder(text.length());
+        for (char c : text.toCharArray()) {
+            switch (c) {
+                case '<': out.append("&lt;"); break;
+                case '>': out.append("&gt;"); break;
+                case '&': out.append("&amp;"); break;
+                case '"': out.append("&quot;"); break;
+                default: out.append(c);
+            }
+        }
+        return out.toString();
+    }
+}
+'''
+
+PAGE = '''<html>
+<body>
+<p>We escape angle brackets, ampersands &amp; quotes so that text shows safely in a page:</p>
+<pre>&lt;b&gt; &amp; &quot;quoted&quot;</pre>
+</body>
+</html>
+'''
+
+SETTINGS = '''database:
+  url: postgres://shop@localhost/shop
+  pool: 5
+'''
+
+
+@pytest.fixture(scope="module")
+def markup_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
+    repo = make_repo(tmp_path_factory.mktemp("markup") / "shop", {
+        "src/shop/HtmlText.java": ESCAPE, "web/escaping.html": PAGE, "config/settings.yaml": SETTINGS,
+    })
+    index_now(repo, embedder)
+    return repo
+
+
+def test_markup_and_config_blocks_weigh_less_than_code_for_a_question(markup_repo: Path, embedder, monkeypatch) -> None:
+    """A page that talks about what the code does is not the code; a setting asked about still comes first."""
+    question = "escape angle brackets, ampersands and quotes so text shows safely in a page"
+
+    def first(query: str) -> tuple[str, str]:
+        with Store(db_path(markup_repo)) as store:
+            best = search(store, query, top=5, embedder=embedder)[0]
+        return best.unit.kind, best.unit.path
+
+    monkeypatch.setattr(search_module, "FALLBACK_WEIGHT", 1.0)
+    assert first(question) == ("block", "web/escaping.html")
+    monkeypatch.undo()
+    assert first(question) == ("method", "src/shop/HtmlText.java")
+    assert first("where is the database url set") == ("block", "config/settings.yaml")

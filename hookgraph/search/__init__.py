@@ -81,6 +81,8 @@ KEYWORD_MODULE = True
 TEST_WEIGHT = 0.8
 #: Score factor for doc sections (Markdown/reST) when the query is a question.
 DOC_WEIGHT = 0.8
+#: Score factor for the blocks and text windows of files hookgraph has no code parser for, for questions.
+FALLBACK_WEIGHT = 0.8
 #: Score factor for type declarations (struct, enum, interface, trait) when the query is a question:
 #: a type shares the words of what it configures or carries, but the behaviour asked about is code.
 TYPE_WEIGHT = 0.8
@@ -341,6 +343,8 @@ def secondary_weight(unit: UnitRow) -> tuple[float, str]:
         return TEST_WEIGHT, "test code"
     if unit.kind == "section":
         return DOC_WEIGHT, "documentation"
+    if FALLBACK_WEIGHT != 1.0 and unit.kind in ("block", "chunk"):
+        return FALLBACK_WEIGHT, "not code: a block of markup, config or text"
     if TYPE_WEIGHT != 1.0 and unit.kind in TYPE_KINDS.split(","):
         return TYPE_WEIGHT, "a type, not behaviour"
     return 1.0, ""
