@@ -241,6 +241,101 @@ def test_every_candidate_is_scored_on_both_halves(sockets_repo: Path, embedder, 
     assert any(not sem for _, sem in incomplete.values())
 
 
+# --------------------------------------------------------------------------- wrappers
+
+CART = '''# frozen_string_literal: true
+
+require "bigdecimal"
+
+module Shop
+  # A cart holds the goods a customer picked and totals their prices,
+  # taking a discount code off the sum when one is given. Prices are
+  # kept as decimals so that cents never drift.
+
+  class Cart
+    def initialize
+      @goods = []
+    end
+
+    def add(good, price)
+      @goods << [good, BigDecimal(price)]
+    end
+
+    def total(percent_off = 0)
+      sum = @goods.sum { |_, price| price }
+      sum - sum * percent_off / 100
+    end
+  end
+end
+'''
+
+SHIPPING = '''module Shop
+  class Parcel
+    def weight(goods)
+      goods.sum(&:grams)
+    end
+  end
+
+  class Courier
+    def quote(parcel)
+      parcel.weight([]) * 3
+    end
+  end
+end
+'''
+
+
+@pytest.fixture(scope="module")
+def wrapped_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
+    repo = make_repo(tmp_path_factory.mktemp("wrappers") / "shop", {
+        "lib/shop/cart.rb": CART, "lib/shop/shipping.rb": SHIPPING,
+    })
+    index_now(repo, embedder)
+    return repo
+
+
+WRAPPED_QUESTION = "sum the prices of the picked goods and take a discount code off"
+
+
+def test_a_module_around_one_class_gives_way_to_it(wrapped_repo: Path, embedder, monkeypatch) -> None:
+    """``module Shop`` around ``class Cart`` holds the class's doc comment too, so it
+    matched as well as the class; it is no place of its own."""
+    def order() -> list[tuple[str, str]]:
+        with Store(db_path(wrapped_repo)) as store:
+            return [(r.unit.path, r.unit.qualname) for r in search(store, WRAPPED_QUESTION, top=10, embedder=embedder)]
+
+    shipped = search_module.WRAPPER_WEIGHT
+    monkeypatch.setattr(search_module, "DEDUP_CONTAINERS", "file")  # this rule alone (a module also follows members)
+    monkeypatch.setattr(search_module, "WRAPPER_WEIGHT", 1.0)
+    plain = order()
+    wrapper, answer = ("lib/shop/cart.rb", "Shop"), ("lib/shop/cart.rb", "Shop::Cart::total")
+    assert plain[0] == wrapper, plain
+    monkeypatch.setattr(search_module, "WRAPPER_WEIGHT", shipped)
+    weighed = order()
+    assert weighed[0] == answer and weighed.index(wrapper) > 0, weighed
+    with Store(db_path(wrapped_repo)) as store:
+        results = search(store, WRAPPED_QUESTION, top=20, embedder=embedder)
+    reasons = {(r.unit.path, r.unit.qualname): r.reasons for r in results}
+    assert "a wrapper around its one member" in reasons[wrapper]
+    assert "a wrapper around its one member" not in reasons[("lib/shop/shipping.rb", "Shop")]  # two members
+
+
+def test_a_module_goes_below_its_own_members(wrapped_repo: Path, embedder, monkeypatch) -> None:
+    """A Ruby module that lists two classes is context for them, as a file is for its definitions."""
+    def order() -> list[str]:
+        with Store(db_path(wrapped_repo)) as store:
+            found = search(store, "weigh a parcel and quote a courier price", top=6, embedder=embedder)
+        return [r.unit.qualname for r in found if r.unit.path == "lib/shop/shipping.rb"]
+
+    monkeypatch.setattr(search_module, "DEDUP_CONTAINERS", "file")
+    plain = order()
+    assert plain.index("Shop") < plain.index("Shop::Parcel"), plain
+    monkeypatch.undo()
+    assert "module" in search_module.DEDUP_CONTAINERS.split(",")
+    moved = order()
+    assert moved.index("Shop") == moved.index("Shop::Parcel") + 1, moved
+
+
 # --------------------------------------------------------------------------- blocks that are not code
 
 ESCAPE = '''package shop;

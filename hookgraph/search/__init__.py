@@ -90,7 +90,7 @@ TYPE_KINDS = "struct,enum,interface,trait"
 #: Score factor for release notes (CHANGES, CHANGELOG, HISTORY, NEWS) when the query is a question.
 CHANGELOG_WEIGHT = 0.5
 #: Containers (of these kinds) ranked above one of their own members go just below the best of them.
-DEDUP_CONTAINERS = "file"
+DEDUP_CONTAINERS = "file,module"
 #: Places one document (its sections and file unit) may take among those shown; the rest follow. 0: no limit.
 SECTIONS_PER_DOCUMENT = 1
 #: How deep the full-text list is read to give semantic candidates their
@@ -134,6 +134,12 @@ GRAPH_ANSWERS = True
 #: A call that may run more than this many of our units (``@app.call`` in Rack: every
 #: middleware's ``call``) is a guess: its units follow the calls that name one place.
 AMBIGUOUS_CALL = 3
+#: Score factor for a wrapper when the query is a question: a container whose one member is
+#: another container spanning nearly all of it (``module Rack`` around ``class Static``) adds no
+#: place of its own; its member is the answer. 1.0: off.
+WRAPPER_WEIGHT = 0.5
+#: Share of the wrapper's lines its one member must span (before it may come comments, requires, constants).
+WRAPPER_SPAN = 0.3
 #: Units read to rank distinct files (``search_files``).
 FILES_DEPTH = 100
 
@@ -292,6 +298,8 @@ def rank(
             if factor != 1.0:
                 r.score *= factor
                 r.reasons.append(why)
+    if question and WRAPPER_WEIGHT != 1.0:
+        _weigh_wrappers(store, results)
     if question and COHERENCE:
         _file_coherence(results)
     ranked = _one_per_name(sorted(results.values(), key=lambda r: (-r.score, r.unit.path, r.unit.start_line)))
@@ -348,6 +356,41 @@ def secondary_weight(unit: UnitRow) -> tuple[float, str]:
     if TYPE_WEIGHT != 1.0 and unit.kind in TYPE_KINDS.split(","):
         return TYPE_WEIGHT, "a type, not behaviour"
     return 1.0, ""
+
+
+_NOT_CONTAINERS = frozenset({"file", "function", "method", "section", "block", "chunk"})
+
+
+def _weigh_wrappers(store: Store, results: dict[int, Result]) -> None:
+    """Weigh down the wrappers among the best candidates (see ``WRAPPER_WEIGHT``).
+
+    ``module Rack`` around ``class URLMap`` holds the class's doc comment as
+    well as its code, so it matched a question as well as the class did and
+    took a place that shows nothing new (rack: 19 of 215 NL top-5 places).
+    A container with several members, or with code of its own around one
+    member, is not a wrapper.
+    """
+    best = sorted(results.values(), key=lambda r: -r.score)[:CANDIDATES]
+    containers = [r for r in best if r.unit.kind not in _NOT_CONTAINERS]
+    if not containers:
+        return
+    rows = store.rows_in(  # by path: the index there; a file holds few units
+        "SELECT path, parent, kind, start_line, end_line FROM units WHERE path IN ({in})",
+        {r.unit.path for r in containers},
+    )
+    members: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+    for path, parent, kind, start, end in rows:
+        if parent is not None:
+            members.setdefault((path, parent), []).append((kind, start, end))
+    for r in containers:
+        own = members.get((r.unit.path, r.unit.qualname), [])
+        if len(own) != 1 or own[0][0] in _NOT_CONTAINERS:
+            continue
+        _, start, end = own[0]
+        # the member ends where the wrapper does; before it may come only comments and constants
+        if end >= r.unit.end_line - 2 and end - start + 1 >= WRAPPER_SPAN * (r.unit.end_line - r.unit.start_line + 1):
+            r.score *= WRAPPER_WEIGHT
+            r.reasons.append("a wrapper around its one member")
 
 
 def _one_per_name(ranked: list[Result]) -> list[Result]:
