@@ -10,7 +10,7 @@ import pytest
 from hookgraph import search as search_module
 from hookgraph.search import is_test_path, search
 from hookgraph.store import Store, db_path
-from tests.conftest import index_now, make_repo
+from tests.conftest import FIXTURES, index_now, make_repo
 
 CACHE = '''"""An in-memory cache."""
 
@@ -395,3 +395,27 @@ def test_markup_and_config_blocks_weigh_less_than_code_for_a_question(markup_rep
     monkeypatch.undo()
     assert first(question) == ("method", "src/shop/HtmlText.java")
     assert first("where is the database url set") == ("block", "config/settings.yaml")
+
+
+def test_an_identifier_finds_the_class_before_its_reopenings(tmp_path: Path, embedder, monkeypatch) -> None:
+    """faraday reopens ``class Adapter`` in autoload.rb for an autoload list; adapter.rb defines it.
+
+    The reopening's doc comment ("Adapter is the base class for all Faraday
+    adapters") matches the name as well as the class does; the class with
+    the members is the one a reader wants.
+    """
+    fixture = FIXTURES / "languages" / "ruby" / "lib" / "faraday"
+    repo = make_repo(tmp_path / "faraday", {
+        f"lib/faraday/{name}": (fixture / name).read_text() for name in ("adapter.rb", "autoload.rb")
+    })
+    index_now(repo, embedder)
+
+    def first() -> str:
+        with Store(db_path(repo)) as store:
+            found = search(store, "Faraday::Adapter", top=3, embedder=embedder)
+        return next(r.unit.path for r in found if r.unit.qualname == "Faraday::Adapter")
+
+    assert search_module.DEFINITIONS_FIRST
+    assert first() == "lib/faraday/adapter.rb"
+    monkeypatch.setattr(search_module, "DEFINITIONS_FIRST", False)
+    assert first() == "lib/faraday/autoload.rb"  # without the rule: the reopening

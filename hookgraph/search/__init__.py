@@ -314,7 +314,7 @@ def rank(
         if repeated and DECLARATIONS_AFTER_WINDOW:
             ranked = _after_window(ranked, repeated, depth)
     if intent.kind == "identifier" and DEFINITIONS_FIRST:
-        ranked = _defining_first(ranked)
+        ranked = _defining_first(store, ranked)
     answered = None
     if intent.kind == "graph" and GRAPH_ANSWERS:
         answered = _graph_answers(store, intent, ranked, path_glob, language)
@@ -367,30 +367,49 @@ def _weigh_wrappers(store: Store, results: dict[int, Result]) -> None:
     ``module Rack`` around ``class URLMap`` holds the class's doc comment as
     well as its code, so it matched a question as well as the class did and
     took a place that shows nothing new (rack: 19 of 215 NL top-5 places).
-    A container with several members, or with code of its own around one
-    member, is not a wrapper.
     """
     best = sorted(results.values(), key=lambda r: -r.score)[:CANDIDATES]
-    containers = [r for r in best if r.unit.kind not in _NOT_CONTAINERS]
-    if not containers:
-        return
-    rows = store.rows_in(  # by path: the index there; a file holds few units
-        "SELECT path, parent, kind, start_line, end_line FROM units WHERE path IN ({in})",
-        {r.unit.path for r in containers},
-    )
-    members: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
-    for path, parent, kind, start, end in rows:
-        if parent is not None:
-            members.setdefault((path, parent), []).append((kind, start, end))
-    for r in containers:
-        own = members.get((r.unit.path, r.unit.qualname), [])
+    wrappers = _wrappers(store, best)
+    for r in best:
+        if r.unit.id in wrappers:
+            r.score *= WRAPPER_WEIGHT
+            r.reasons.append("a wrapper around its one member")
+
+
+def _wrappers(store: Store, candidates: list[Result]) -> set[int]:
+    """The ids of the candidates that are wrappers: a container whose one member is a container ending with it.
+
+    A container with several members, or with code of its own around one
+    member (at least ``WRAPPER_SPAN`` of it is the member), is not a wrapper.
+    """
+    members = _members(store, candidates)
+    found = set()
+    for r in candidates:
+        u = r.unit
+        own = members.get(u.id, [])
         if len(own) != 1 or own[0][0] in _NOT_CONTAINERS:
             continue
         _, start, end = own[0]
         # the member ends where the wrapper does; before it may come only comments and constants
-        if end >= r.unit.end_line - 2 and end - start + 1 >= WRAPPER_SPAN * (r.unit.end_line - r.unit.start_line + 1):
-            r.score *= WRAPPER_WEIGHT
-            r.reasons.append("a wrapper around its one member")
+        if end >= u.end_line - 2 and end - start + 1 >= WRAPPER_SPAN * (u.end_line - u.start_line + 1):
+            found.add(u.id)
+    return found
+
+
+def _members(store: Store, candidates: list[Result]) -> dict[int, list[tuple[str, int, int]]]:
+    """Per container among ``candidates`` (by unit id): its direct members' kinds and lines."""
+    containers = [r.unit for r in candidates if r.unit.kind not in _NOT_CONTAINERS]
+    if not containers:
+        return {}
+    rows = store.rows_in(  # by path: the index there; a file holds few units
+        "SELECT path, parent, kind, start_line, end_line FROM units WHERE path IN ({in})",
+        {u.path for u in containers},
+    )
+    by_parent: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
+    for path, parent, kind, start, end in rows:
+        if parent is not None:
+            by_parent.setdefault((path, parent), []).append((kind, start, end))
+    return {u.id: by_parent.get((u.path, u.qualname), []) for u in containers}
 
 
 def _one_per_name(ranked: list[Result]) -> list[Result]:
@@ -777,12 +796,15 @@ def _after_window(ranked: list[Result], ids: set[int], depth: int) -> list[Resul
     return rest[:depth] + moved + rest[depth:]
 
 
-def _defining_first(ranked: list[Result]) -> list[Result]:
+def _defining_first(store: Store, ranked: list[Result]) -> list[Result]:
     """Reorder the exact-name matches so the defining unit leads (see ``DEFINITIONS_FIRST``).
 
     The exact matches keep the places (and scores) they held; only who
     stands where among them changes: definitions before declarations, a
-    class before a constructor named after it.
+    class before a constructor named after it, a class before its
+    reopenings, the ones with fewer members than it (``class Adapter``
+    around ``class NetHttp < Adapter`` in thirteen of faraday's files, or
+    around an autoload list).
     """
     exact = [r for r in ranked if r.exact]
     if len(exact) < 2:
@@ -790,12 +812,19 @@ def _defining_first(ranked: list[Result]) -> list[Result]:
     named = {r.unit.qualname for r in exact}
 
     defined_outside_headers = {(r.unit.qualname, r.unit.kind) for r in exact if not _in_header(r.unit)}
+    members = {uid: len(own) for uid, own in _members(store, exact).items()}
+    most: dict[tuple[str, str], int] = {}
+    for r in exact:
+        if r.unit.id in members:
+            key = (r.unit.qualname, r.unit.kind)
+            most[key] = max(most.get(key, 0), members[r.unit.id])
 
-    def defers(r: Result) -> tuple[bool, bool]:
+    def defers(r: Result) -> tuple[bool, bool, bool]:
         u = r.unit
         constructor = u.kind == "method" and u.parent is not None and u.parent in named and last_part(u.parent) == u.name
         declared = _is_declaration(u) or (_in_header(u) and (u.qualname, u.kind) in defined_outside_headers)
-        return declared, constructor
+        reopening = u.id in members and members[u.id] < most[(u.qualname, u.kind)]
+        return declared, reopening, constructor
 
     reordered = sorted(exact, key=defers)  # stable: ties keep the ranking's order
     if reordered == exact:
