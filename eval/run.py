@@ -341,7 +341,7 @@ def index_project(spec: dict[str, Any], embedder: CachingEmbedder) -> Path:
     root = prepare_repo(spec)
     recipe = recipe_hash(getattr(embedder, "recipe", None) or embedder.model_sha256)
     index = cache_dir() / "index" / f"{spec['name']}-{spec['version']}-{recipe}.db"
-    if index.exists():
+    if index.exists() and _holds_files(index):
         return index
     log(f"{spec['name']}: indexing for recipe {recipe} (embeddings cached by text)")
     started = time.perf_counter()
@@ -357,10 +357,21 @@ def index_project(spec: dict[str, Any], embedder: CachingEmbedder) -> Path:
     index.parent.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(db) as plain:  # fold the WAL in so the copy is complete
         plain.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    shutil.copyfile(db, index)
+    partial = index.with_name(f"{index.name}.{os.getpid()}.partial")
+    shutil.copyfile(db, partial)
+    os.replace(partial, index)  # whole or not at all: a run killed mid-copy leaves no half index to reuse
     log(f"{spec['name']}: {report.summary()} ({time.perf_counter() - started:.0f}s, "
         f"{embedder.embedded} new texts embedded)")
     return index
+
+
+def _holds_files(index: Path) -> bool:
+    """Whether a cached index has any file in it (an empty or half-written one is rebuilt, not reused)."""
+    try:
+        with sqlite3.connect(f"file:{index}?mode=ro", uri=True) as plain:
+            return bool(plain.execute("SELECT EXISTS (SELECT 1 FROM files)").fetchone()[0])
+    except sqlite3.Error:
+        return False
 
 
 # ---------------------------------------------------------------------------
