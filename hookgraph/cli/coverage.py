@@ -156,7 +156,8 @@ def _not_parsed(coverage: list[LanguageCoverage]) -> list[str]:
         if c.fallback and not (spec is not None and spec.data):  # YAML, JSON, prose: not code
             out.append((c.fallback, f"{files(c.fallback, c)} {'are' if c.fallback > 1 else 'is'} "
                                     f"indexed only as {c.fallback_kind}"))
-        skipped = {r: n for r, n in c.skipped.items() if r in ("unknown-language", "too-large", "unreadable")}
+        skipped = {r: n for r, n in c.skipped.items()
+                   if r in ("unknown-language", "too-large", "unreadable", "parser-crash")}
         if skipped:
             n = sum(skipped.values())
             out.append((n, f"{files(n, c)} {'were' if n > 1 else 'was'} skipped ({', '.join(sorted(skipped))})"))

@@ -379,8 +379,11 @@ def _sync_file(
         report.skipped[reason or "unreadable"] += 1
         return
     from hookgraph.parse import parse_file
+    from hookgraph.sync import crash_guard
 
+    crash_guard.note(path, entry.blob)  # a grammar that crashes here is told by name (sync.crash_guard)
     parsed = parse_file(path, data, text_chunks=text_chunks)
+    crash_guard.note(None)
     if parsed is None:  # text of no known format, with [index] unknown_text = "skip"
         store.upsert_file(path, entry.blob, language_for(path, data), "skipped:unknown-language", 0, 0)
         return

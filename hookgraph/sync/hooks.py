@@ -405,6 +405,40 @@ def main(hook: str | None, args: list[str], *, strict: bool = False, embedder: A
         return 0
     if not args:
         args = _args_from_pre_commit(name)
+    from hookgraph.sync import crash_guard
+
+    def work() -> int:
+        return _run_and_report(name, args, strict=strict, embedder=embedder)
+
+    result = crash_guard.run_guarded(work)
+    if isinstance(result, int):
+        return result
+    root = _root_or_none()
+    if root is not None and crash_guard.record_crashed_file(root, result):
+        again = crash_guard.run_guarded(work)  # the rest of the change, without the file that crashed
+        if isinstance(again, int):
+            print(f"hookgraph: warning: the parser crashed ({result.signal}) on {result.path}: that file is left "
+                  "out of the index until it changes, the rest is indexed (git goes on)", file=sys.stderr)
+            return again
+        result = again
+    message = f"it died ({result.describe()}); the index is unchanged"
+    log_outcome(Outcome(name, action="failed", target=TARGETS.get(name), error=message, args=list(args)))
+    if strict:
+        print(f"hookgraph: {name} hook failed: {message}", file=sys.stderr)
+        return 1
+    print(f"hookgraph: warning: {name} hook skipped: {message} (git goes on)", file=sys.stderr)
+    return 0
+
+
+def _root_or_none() -> Path | None:
+    try:
+        return _locate(Path.cwd())[0]
+    except Exception:  # noqa: BLE001 - not in a repository any more: nothing to record
+        return None
+
+
+def _run_and_report(name: str, args: list[str], *, strict: bool, embedder: Any) -> int:
+    """Run the hook and say how it went: the exit code ``main`` returns (see there)."""
     started = time.perf_counter()
     try:
         outcome = run_hook(name, args, embedder=embedder)

@@ -1,0 +1,160 @@
+"""A git hook survives a crash in native code: its work runs in a forked child.
+
+Parsing runs tree-sitter grammars, C code hookgraph does not own. A grammar's
+scanner may crash on some input (tree-sitter-bash read outside a table for a
+code point past U+FFFF; hookgraph masks that one). A crash kills the process
+outright: no ``except`` runs, and the pre-commit framework, which runs
+``hookgraph hook`` itself, would fail the commit, again on every try, since
+the same staged file crashes the parser again.
+
+So a hook's work runs in a child made by ``fork`` (cheap: nothing is loaded
+twice, and the hook path loads no model). The parent waits; if the child dies
+of a signal, the parent tells it in one line and lets git go on. Before it
+parses a file the child notes the file's path and blob in a breadcrumb, a
+small shared memory map; after a crash the parent reads which file it was,
+and the hook then records that file as ``skipped:parser-crash`` with its blob
+and runs once more: the rest of the change is indexed, and that file is left
+out until its content changes (``hookgraph status`` lists it). Where there is
+no ``fork`` (Windows), the work runs in-process as before.
+"""
+
+from __future__ import annotations
+
+import faulthandler
+import mmap
+import os
+import signal
+import sys
+import tempfile
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+__all__ = ["Crash", "note", "run_guarded", "SKIP_STATUS"]
+
+#: The status a file that crashed the parser is stored with (``files.status``).
+SKIP_STATUS = "skipped:parser-crash"
+#: Room for "<blob> <path>" (a path longer than this is cut; the blob always fits).
+BREADCRUMB_BYTES = 4096
+
+_breadcrumb: mmap.mmap | None = None
+
+
+@dataclass
+class Crash:
+    """How a guarded child died."""
+
+    signal: str
+    #: The file it was parsing, and that file's blob (None: it died elsewhere).
+    path: str | None = None
+    blob: str | None = None
+    #: The innermost Python frame at the crash, as faulthandler printed it (``File "...", line N in f``).
+    where: str | None = None
+
+    def describe(self) -> str:
+        place = f" at {self.where}" if self.where else ""
+        return f"{self.signal} in native code{place}"
+
+
+def note(path: str | None, blob: str = "") -> None:
+    """Say which file is being parsed now (None: none); costs a memory write, nothing outside a guarded run."""
+    if _breadcrumb is None:
+        return
+    data = b"" if path is None else f"{blob} {path}".encode("utf-8", "replace")[: BREADCRUMB_BYTES - 1]
+    _breadcrumb[: len(data) + 1] = data + b"\0"
+
+
+def run_guarded(work: Callable[[], int]) -> int | Crash:
+    """``work()``'s exit code, run in a forked child; a :class:`Crash` if the child died of a signal."""
+    if not hasattr(os, "fork") or os.environ.get("HOOKGRAPH_DEBUG"):
+        return work()
+    crumb_path = breadcrumb_path(os.getpid())
+    breadcrumb = _shared_map(crumb_path)
+    trace = tempfile.TemporaryFile()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid == 0:  # the child: do the work, never return into the caller's code
+        code = 1
+        try:
+            global _breadcrumb
+            _breadcrumb = breadcrumb
+            faulthandler.enable(file=trace)
+            code = work()
+        except BaseException:  # noqa: BLE001 - work() reports its own failures; this is a last resort
+            code = 1
+        finally:
+            sys.stdout.flush()
+            sys.stderr.flush()
+            os._exit(code)
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the child too; it answers
+    try:
+        _, status = os.waitpid(pid, 0)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+    raw = bytes(breadcrumb).split(b"\0", 1)[0].decode("utf-8", "replace")
+    breadcrumb.close()
+    crumb_path.unlink(missing_ok=True)
+    if os.WIFEXITED(status):
+        return os.WEXITSTATUS(status)
+    number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+    crash = Crash(_signal_name(number))
+    if " " in raw:
+        crash.blob, crash.path = raw.split(" ", 1)
+    crash.where = _innermost_frame(trace)
+    return crash
+
+
+def breadcrumb_path(pid: int) -> Path:
+    """Where the guarded run of process ``pid`` keeps its breadcrumb (a file, so a test can watch it)."""
+    return Path(tempfile.gettempdir()) / f"hookgraph-{pid}.parsing"
+
+
+def _shared_map(path: Path) -> mmap.mmap:
+    """A zeroed shared map of ``BREADCRUMB_BYTES`` backed by ``path``; an anonymous one if that cannot be made."""
+    try:
+        fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_TRUNC | getattr(os, "O_NOFOLLOW", 0), 0o600)
+        try:
+            os.ftruncate(fd, BREADCRUMB_BYTES)
+            return mmap.mmap(fd, BREADCRUMB_BYTES)
+        finally:
+            os.close(fd)
+    except OSError:
+        return mmap.mmap(-1, BREADCRUMB_BYTES)
+
+
+def _signal_name(number: int) -> str:
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
+def _innermost_frame(trace: IO[bytes]) -> str | None:
+    """The first ``File ...`` line of faulthandler's dump (the innermost frame), or None."""
+    try:
+        trace.seek(0)
+        lines = trace.read().decode("utf-8", "replace").splitlines()
+    except OSError:
+        return None
+    frames = [line.strip() for line in lines if line.strip().startswith("File ")]
+    return frames[0] if frames else None
+
+
+def record_crashed_file(root: Path, crash: Crash) -> bool:
+    """Store the file that crashed the parser as skipped, with its blob; False if there is none or no store."""
+    if not crash.path or not crash.blob:
+        return False
+    from hookgraph.parse.languages import language_for_path
+    from hookgraph.store import Store, db_path
+    from hookgraph.store.lock import write_lock
+
+    database = db_path(root)
+    try:
+        with write_lock(database.parent, timeout=10.0), Store(database) as store, store.transaction():
+            store.delete_units_of(crash.path)
+            store.upsert_file(crash.path, crash.blob, language_for_path(crash.path), SKIP_STATUS, 0, 0)
+    except Exception:  # noqa: BLE001 - no store to write to: the caller says the hook died
+        return False
+    return True

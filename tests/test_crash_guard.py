@@ -1,0 +1,116 @@
+"""A crash in native code during a hook: git goes on, the file that crashed the parser is left out.
+
+Real fork, real signals, a real repository and the real ``hookgraph hook``
+process; the crash is a real SIGSEGV sent to the hook's working child while
+its breadcrumb says it is parsing a file (a grammar that crashes does so at
+that point).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hookgraph.store import Store, db_path
+from hookgraph.sync import crash_guard
+from tests.conftest import clean_env, git, index_now, make_repo
+
+
+def test_a_child_that_dies_is_told_with_the_file_it_was_parsing() -> None:
+    def crashes() -> int:
+        crash_guard.note("scripts/odd.sh", "0123abcd")
+        os.kill(os.getpid(), signal.SIGSEGV)
+        return 0
+
+    crash = crash_guard.run_guarded(crashes)
+    assert isinstance(crash, crash_guard.Crash)
+    assert (crash.signal, crash.path, crash.blob) == ("SIGSEGV", "scripts/odd.sh", "0123abcd")
+    assert crash.where is not None and "test_crash_guard.py" in crash.where and "crashes" in crash.where
+    assert crash_guard.run_guarded(lambda: 3) == 3  # a child that exits gives its code
+    assert not crash_guard.breadcrumb_path(os.getpid()).exists()  # the breadcrumb is cleaned up
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(c) for c in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def test_a_hook_whose_parser_crashes_lets_git_go_on_and_indexes_the_rest(tmp_path: Path, embedder) -> None:
+    repo = make_repo(tmp_path / "repo", {"app/base.py": "def base():\n    return 1\n"})
+    index_now(repo, embedder)
+    big = "".join(f"def handler_{i}(request, response):\n    return request.get({i}) or response\n\n"
+                  for i in range(9000))  # ~700 KB: parsing takes long enough to be caught at it
+    for n in range(4):
+        (repo / f"gen/big_{n}.py").parent.mkdir(exist_ok=True)
+        (repo / f"gen/big_{n}.py").write_text(big)
+    (repo / "app/retry.py").write_text("def retry_later(job):\n    return job.schedule(delay=30)\n")
+    git(repo, "add", "-A")
+
+    env = clean_env() | {"HOOKGRAPH_NO_BACKGROUND": "1"}
+    hook = subprocess.Popen([sys.executable, "-m", "hookgraph.cli", "hook", "pre-commit"], cwd=repo, env=env,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    crumb = crash_guard.breadcrumb_path(hook.pid)
+    killed = None
+    deadline = time.monotonic() + 60
+    while killed is None and hook.poll() is None and time.monotonic() < deadline:
+        try:
+            noted = crumb.read_bytes().split(b"\0", 1)[0].decode()
+        except OSError:
+            noted = ""
+        if " gen/big_" in noted and _children(hook.pid):
+            for child in _children(hook.pid):
+                os.kill(child, signal.SIGSEGV)
+            killed = noted.split(" ", 1)[1]
+        time.sleep(0.005)
+    out, err = hook.communicate(timeout=120)
+    assert killed is not None, f"the hook never parsed a big file while watched: {err}"
+    assert hook.returncode == 0, err
+    assert f"the parser crashed (SIGSEGV) on {killed}" in err and "git goes on" in err, err
+    assert "Traceback" not in err and "Fatal Python error" not in err, err
+    with Store(db_path(repo)) as store:
+        statuses = dict(store.db.execute("SELECT path, status FROM files"))
+        names = {row[0] for row in store.db.execute("SELECT qualname FROM units")}
+    assert statuses[killed] == crash_guard.SKIP_STATUS
+    assert statuses["app/retry.py"] == "indexed" and "retry_later" in names  # the rest of the change is in
+    others = [f"gen/big_{n}.py" for n in range(4) if f"gen/big_{n}.py" != killed]
+    assert all(statuses[p] == "indexed" for p in others), statuses
+
+    status = subprocess.run([sys.executable, "-m", "hookgraph.cli", "status"], cwd=repo, env=env,
+                            capture_output=True, text=True, timeout=60)
+    assert "parser-crash" in status.stdout + status.stderr, status.stdout
+
+    # the file stays out until it changes (no crash loop), and comes back when it does
+    again = subprocess.run([sys.executable, "-m", "hookgraph.cli", "hook", "pre-commit"], cwd=repo, env=env,
+                           capture_output=True, text=True, timeout=120)
+    assert again.returncode == 0 and "crashed" not in again.stderr, again.stderr
+    with Store(db_path(repo)) as store:
+        assert dict(store.db.execute("SELECT path, status FROM files"))[killed] == crash_guard.SKIP_STATUS
+    (repo / killed).write_text("def small_now():\n    return 0\n")
+    git(repo, "add", killed)
+    subprocess.run([sys.executable, "-m", "hookgraph.cli", "hook", "pre-commit"], cwd=repo, env=env,
+                   capture_output=True, text=True, timeout=120, check=True)
+    with Store(db_path(repo)) as store:
+        assert dict(store.db.execute("SELECT path, status FROM files"))[killed] == "indexed"
+
+
+def test_a_crash_outside_parsing_is_one_line_and_git_goes_on(tmp_path: Path) -> None:
+    """Killed before any file is parsed: no file to leave out; the hook still exits 0 unless --strict."""
+    repo = make_repo(tmp_path / "repo", {"a.py": "def a():\n    return 1\n"})
+    env = clean_env() | {"HOOKGRAPH_NO_BACKGROUND": "1"}
+    code = ("import os, signal, sys\n"
+            "from hookgraph.sync import hooks\n"
+            "hooks.run_hook = lambda *a, **k: os.kill(os.getpid(), signal.SIGABRT)\n"
+            "sys.exit(hooks.main('post-commit', [], strict='--strict' in sys.argv))\n")
+    for strict, expected in ((False, 0), (True, 1)):
+        done = subprocess.run([sys.executable, "-c", code, *(["--strict"] if strict else [])], cwd=repo, env=env,
+                              capture_output=True, text=True, timeout=60)
+        assert done.returncode == expected, done.stderr
+        lines = [line for line in done.stderr.splitlines() if line.startswith("hookgraph:")]
+        assert len(lines) == 1 and "died (SIGABRT in native code" in lines[0], done.stderr
+        assert ("failed" in lines[0]) if strict else ("git goes on" in lines[0])
