@@ -55,6 +55,12 @@ def test_ruby_bare_call_runs_the_callers_own_method(scripts_repo: Path) -> None:
     }
 
 
+def test_ruby_bare_call_runs_a_method_the_class_inherits(scripts_repo: Path) -> None:
+    # faraday: `class Rack < Faraday::Adapter` calls `save_response(env, ...)`, defined in Faraday::Adapter
+    assert _callees(scripts_repo, "Faraday::Adapter::Rack::call")[56] == {"Faraday::Adapter::save_response"}
+    assert "Faraday::Adapter::Rack::call" in caller_names(scripts_repo, "save_response")
+
+
 def test_ruby_module_receiver_and_module_functions(scripts_repo: Path) -> None:
     # Kernel#retriable: `Retriable.retriable(opts, &block)`; with_context: a bare `retriable(...)` in the module
     assert caller_names(scripts_repo, "Retriable::retriable") == {"Kernel::retriable", "Retriable::with_context"}

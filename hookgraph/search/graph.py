@@ -9,7 +9,8 @@ Resolution reads the receiver of the call, the way a reader would:
 * a bare call ``f()`` names a function or class, never a method; one defined
   in the calling file wins over others of the same name. Where the language
   calls its own methods without a receiver (registry field
-  ``bare_calls_reach_methods``: Ruby), the calling class's own method comes first;
+  ``bare_calls_reach_methods``: Ruby), the calling class's own method comes first,
+  then one of the classes it extends;
 * ``self.f()`` / ``this.f()`` / ``super().f()`` (and the language's
   ``self_receivers``: PHP ``static::f()``, ``parent::f()``) name a method, the
   calling class's own first, else one of the classes it extends (from the
@@ -139,6 +140,9 @@ def resolve_call(
             own = _own_methods(methods, origin)  # Ruby: helper(x) is self.helper(x)
             if own:
                 return own
+            inherited = _inherited_methods(store, methods, origin)  # ... also one its class inherits
+            if inherited:
+                return inherited
         return local or callable_bare
     if receiver in _SELF or receiver.startswith("super") or _names_self(spec, written, receiver):
         own_class = origin.parent if origin and _is_method(origin) else None
@@ -215,6 +219,15 @@ def _own_methods(methods: list[UnitRow], origin: UnitRow) -> list[UnitRow]:
         return []
     here = [c for c in methods if c.parent == own_class and c.path == origin.path]
     return here or [c for c in methods if c.parent == own_class]
+
+
+def _inherited_methods(store: Store, methods: list[UnitRow], origin: UnitRow) -> list[UnitRow]:
+    """Methods of the classes the calling method's class extends (``save_response`` in ``NetHttp < Adapter``)."""
+    own_class = origin.parent if _is_method(origin) else None
+    if not own_class or not methods:
+        return []
+    bases = _ancestors(store, own_class)
+    return [c for c in methods if c.parent and last_part(c.parent) in bases]
 
 
 def _methods_of_class_named_like(methods: list[UnitRow], variable: str) -> list[UnitRow]:
