@@ -11,11 +11,13 @@ So a hook's work runs in a child made by ``fork`` (cheap: nothing is loaded
 twice, and the hook path loads no model). The parent waits; if the child dies
 of a signal, the parent tells it in one line and lets git go on. Before it
 parses a file the child notes the file's path and blob in a breadcrumb, a
-small shared memory map; after a crash the parent reads which file it was,
-and the hook then records that file as ``skipped:parser-crash`` with its blob
-and runs once more: the rest of the change is indexed, and that file is left
-out until its content changes (``hookgraph status`` lists it). Where there is
-no ``fork`` (Windows), the work runs in-process as before.
+4 KB file in the temporary directory mapped into both processes (a memory
+write per file, no system call). After a crash the parent reads which file
+it was, and the hook records that file as ``skipped:parser-crash`` with its
+blob and runs once more (for up to :data:`MAX_CRASHED_FILES` such files): the
+rest of the change is indexed, and the file is left out until its content
+changes (``hookgraph status`` lists it). ``HOOKGRAPH_DEBUG`` runs the work
+in-process, to see the crash itself; so does a system without ``fork``.
 """
 
 from __future__ import annotations
@@ -35,6 +37,8 @@ __all__ = ["Crash", "note", "run_guarded", "SKIP_STATUS"]
 
 #: The status a file that crashed the parser is stored with (``files.status``).
 SKIP_STATUS = "skipped:parser-crash"
+#: How many files that crash the parser one hook leaves out (each costs one more run) before it gives up.
+MAX_CRASHED_FILES = 3
 #: Room for "<blob> <path>" (a path longer than this is cut; the blob always fits).
 BREADCRUMB_BYTES = 4096
 

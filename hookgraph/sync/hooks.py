@@ -414,11 +414,14 @@ def main(hook: str | None, args: list[str], *, strict: bool = False, embedder: A
     if isinstance(result, int):
         return result
     root = _root_or_none()
-    if root is not None and crash_guard.record_crashed_file(root, result):
-        again = crash_guard.run_guarded(work)  # the rest of the change, without the file that crashed
+    left_out: list[str] = []
+    while (root is not None and len(left_out) < crash_guard.MAX_CRASHED_FILES
+           and result.path not in left_out and crash_guard.record_crashed_file(root, result)):
+        left_out.append(f"{result.path} ({result.signal})")
+        again = crash_guard.run_guarded(work)  # the rest of the change, without the files that crashed
         if isinstance(again, int):
-            print(f"hookgraph: warning: the parser crashed ({result.signal}) on {result.path}: that file is left "
-                  "out of the index until it changes, the rest is indexed (git goes on)", file=sys.stderr)
+            print(f"hookgraph: warning: the parser crashed on {', '.join(left_out)}: left out of the index until "
+                  "it changes, the rest is indexed (git goes on)", file=sys.stderr)
             return again
         result = again
     message = f"it died ({result.describe()}); the index is unchanged"
