@@ -41,33 +41,41 @@ def _children(pid: int) -> list[int]:
         return []
 
 
+def _crash_the_parser(process: subprocess.Popen, times: int) -> list[str]:
+    """SIGSEGV the working child of ``process`` each time its breadcrumb names a new big file; those files."""
+    crumb = crash_guard.breadcrumb_path(process.pid)
+    killed: list[str] = []
+    deadline = time.monotonic() + 60
+    while len(killed) < times and process.poll() is None and time.monotonic() < deadline:
+        try:
+            noted = crumb.read_bytes().split(b"\0", 1)[0].decode()
+        except OSError:
+            noted = ""
+        if " gen/big_" in noted and noted.split(" ", 1)[1] not in killed and _children(process.pid):
+            for child in _children(process.pid):
+                os.kill(child, signal.SIGSEGV)
+            killed.append(noted.split(" ", 1)[1])
+        time.sleep(0.005)
+    return killed
+
+
+BIG = "".join(f"def handler_{i}(request, response):\n    return request.get({i}) or response\n\n"
+              for i in range(9000))  # ~700 KB: parsing takes long enough to be caught at it
+
+
 def test_a_hook_whose_parser_crashes_lets_git_go_on_and_indexes_the_rest(tmp_path: Path, embedder) -> None:
     repo = make_repo(tmp_path / "repo", {"app/base.py": "def base():\n    return 1\n"})
     index_now(repo, embedder)
-    big = "".join(f"def handler_{i}(request, response):\n    return request.get({i}) or response\n\n"
-                  for i in range(9000))  # ~700 KB: parsing takes long enough to be caught at it
     for n in range(4):
         (repo / f"gen/big_{n}.py").parent.mkdir(exist_ok=True)
-        (repo / f"gen/big_{n}.py").write_text(big)
+        (repo / f"gen/big_{n}.py").write_text(BIG)
     (repo / "app/retry.py").write_text("def retry_later(job):\n    return job.schedule(delay=30)\n")
     git(repo, "add", "-A")
 
     env = clean_env() | {"HOOKGRAPH_NO_BACKGROUND": "1"}
     hook = subprocess.Popen([sys.executable, "-m", "hookgraph.cli", "hook", "pre-commit"], cwd=repo, env=env,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    crumb = crash_guard.breadcrumb_path(hook.pid)
-    killed: list[str] = []  # two files crash the parser in turn: both are left out, the rest is indexed
-    deadline = time.monotonic() + 60
-    while len(killed) < 2 and hook.poll() is None and time.monotonic() < deadline:
-        try:
-            noted = crumb.read_bytes().split(b"\0", 1)[0].decode()
-        except OSError:
-            noted = ""
-        if " gen/big_" in noted and noted.split(" ", 1)[1] not in killed and _children(hook.pid):
-            for child in _children(hook.pid):
-                os.kill(child, signal.SIGSEGV)
-            killed.append(noted.split(" ", 1)[1])
-        time.sleep(0.005)
+    killed = _crash_the_parser(hook, times=2)  # two files crash the parser in turn: both left out
     out, err = hook.communicate(timeout=120)
     assert len(killed) == 2, f"the hook did not parse two big files while watched: {killed} {err}"
     assert hook.returncode == 0, err
@@ -114,3 +122,19 @@ def test_a_crash_outside_parsing_is_one_line_and_git_goes_on(tmp_path: Path) -> 
         lines = [line for line in done.stderr.splitlines() if line.startswith("hookgraph:")]
         assert len(lines) == 1 and "died (SIGABRT in native code" in lines[0], done.stderr
         assert ("failed" in lines[0]) if strict else ("git goes on" in lines[0])
+
+
+def test_index_run_by_hand_leaves_the_crashing_file_out_too(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo", {**{f"gen/big_{n}.py": BIG for n in range(3)},
+                                         "app/retry.py": "def retry_later(job):\n    return job.schedule(delay=30)\n"})
+    env = clean_env() | {"HOOKGRAPH_NO_BACKGROUND": "1"}
+    index = subprocess.Popen([sys.executable, "-m", "hookgraph.cli", "index", "--no-wait"], cwd=repo, env=env,
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    killed = _crash_the_parser(index, times=1)
+    out, err = index.communicate(timeout=120)
+    assert len(killed) == 1, f"index did not parse a big file while watched: {err}"
+    assert index.returncode == 0, err
+    assert f"the parser crashed on {killed[0]} (SIGSEGV)" in err and "Traceback" not in err, err
+    with Store(db_path(repo)) as store:
+        statuses = dict(store.db.execute("SELECT path, status FROM files"))
+    assert statuses[killed[0]] == crash_guard.SKIP_STATUS and statuses["app/retry.py"] == "indexed", statuses

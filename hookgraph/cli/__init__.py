@@ -39,6 +39,7 @@ from hookgraph.cli.common import (  # noqa: E402
     EXIT_OK,
     EXIT_USAGE,
     UserError,
+    crash_guarded,
     friendly,
     path_glob_problem,
     shown,
@@ -94,6 +95,7 @@ def cli() -> None:
 @click.option("--wait/--no-wait", "wait", default=None,
               help="Embed every waiting text before returning (--wait), or leave it to the background embedder "
                    "(--no-wait). Default: watch it with a progress bar on a terminal, return at once otherwise.")
+@crash_guarded
 @friendly
 def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quiet: bool, wait: bool | None) -> None:
     """Sync .hookgraph/index.db with HEAD (or the working tree).

@@ -116,6 +116,48 @@ def friendly(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def crash_guarded(func: F) -> F:
+    """Run a command that parses in a forked child (see :mod:`hookgraph.sync.crash_guard`).
+
+    A grammar that crashes on a file kills only the child: the file is left
+    out of the index (``skipped:parser-crash``) and the command runs again
+    for the rest, with one warning line; a crash outside parsing is one
+    error line. Goes outside :func:`friendly`, whose messages the child prints.
+    """
+
+    @wraps(func)
+    def wrapper(*args: Any, **kwargs: Any) -> None:
+        from hookgraph.sync import crash_guard
+
+        def work() -> int:
+            try:
+                func(*args, **kwargs)
+            except click.ClickException as exc:
+                exc.show()
+                return exc.exit_code
+            except SystemExit as exc:
+                return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 1)
+            return 0
+
+        def root() -> Path | None:
+            try:
+                return repo_root_here()
+            except Exception:  # noqa: BLE001 - no repository: nothing to record the file in
+                return None
+
+        result, left_out = crash_guard.run_leaving_out_crashes(work, root)
+        if left_out and isinstance(result, int):
+            click.echo(f"hookgraph: warning: the parser crashed on {', '.join(left_out)}: left out of the index "
+                       "until it changes, the rest is indexed", err=True)
+        if isinstance(result, crash_guard.Crash):
+            raise UserError(f"hookgraph died ({result.describe()}); the index is unchanged "
+                            "(HOOKGRAPH_DEBUG=1 runs it in this process, to see the crash)")
+        if result:
+            sys.exit(result)
+
+    return wrapper  # type: ignore[return-value]
+
+
 def _index_path_here() -> Path:
     """The index of the repository around the current directory (for an error message)."""
     from hookgraph.store import DB_DIRNAME, DB_FILENAME, db_path

@@ -410,20 +410,12 @@ def main(hook: str | None, args: list[str], *, strict: bool = False, embedder: A
     def work() -> int:
         return _run_and_report(name, args, strict=strict, embedder=embedder)
 
-    result = crash_guard.run_guarded(work)
+    result, left_out = crash_guard.run_leaving_out_crashes(work, _root_or_none)
+    if left_out and isinstance(result, int):
+        print(f"hookgraph: warning: the parser crashed on {', '.join(left_out)}: left out of the index until "
+              "it changes, the rest is indexed (git goes on)", file=sys.stderr)
     if isinstance(result, int):
         return result
-    root = _root_or_none()
-    left_out: list[str] = []
-    while (root is not None and len(left_out) < crash_guard.MAX_CRASHED_FILES
-           and result.path not in left_out and crash_guard.record_crashed_file(root, result)):
-        left_out.append(f"{result.path} ({result.signal})")
-        again = crash_guard.run_guarded(work)  # the rest of the change, without the files that crashed
-        if isinstance(again, int):
-            print(f"hookgraph: warning: the parser crashed on {', '.join(left_out)}: left out of the index until "
-                  "it changes, the rest is indexed (git goes on)", file=sys.stderr)
-            return again
-        result = again
     message = f"it died ({result.describe()}); the index is unchanged"
     log_outcome(Outcome(name, action="failed", target=TARGETS.get(name), error=message, args=list(args)))
     if strict:
