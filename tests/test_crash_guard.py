@@ -138,3 +138,16 @@ def test_index_run_by_hand_leaves_the_crashing_file_out_too(tmp_path: Path) -> N
     with Store(db_path(repo)) as store:
         statuses = dict(store.db.execute("SELECT path, status FROM files"))
     assert statuses[killed[0]] == crash_guard.SKIP_STATUS and statuses["app/retry.py"] == "indexed", statuses
+
+
+def test_a_child_killed_from_outside_leaves_no_file_out() -> None:
+    """SIGKILL or SIGTERM while a file is parsed is not the file's fault: no file is named."""
+    def killed() -> int:
+        crash_guard.note("gen/big.py", "0123abcd")
+        os.kill(os.getpid(), signal.SIGTERM)
+        return 0
+
+    crash = crash_guard.run_guarded(killed)
+    assert isinstance(crash, crash_guard.Crash)
+    assert (crash.signal, crash.path, crash.native) == ("SIGTERM", None, False)
+    assert crash.describe() == "killed by SIGTERM"

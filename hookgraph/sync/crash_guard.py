@@ -42,6 +42,10 @@ MAX_CRASHED_FILES = 3
 #: Room for "<blob> <path>" (a path longer than this is cut; the blob always fits).
 BREADCRUMB_BYTES = 4096
 
+#: Signals that mean the code crashed (a file that crashes the parser with one of these is left out); any
+#: other (SIGKILL from the out-of-memory killer, SIGTERM) is told as such and leaves nothing out.
+NATIVE_CRASHES = frozenset({"SIGSEGV", "SIGBUS", "SIGILL", "SIGFPE", "SIGABRT"})
+
 _breadcrumb: mmap.mmap | None = None
 
 
@@ -56,7 +60,14 @@ class Crash:
     #: The innermost Python frame at the crash, as faulthandler printed it (``File "...", line N in f``).
     where: str | None = None
 
+    @property
+    def native(self) -> bool:
+        """A signal that native code raises on itself (a bad read, an abort), not one sent from outside."""
+        return self.signal in NATIVE_CRASHES
+
     def describe(self) -> str:
+        if not self.native:
+            return f"killed by {self.signal}"
         place = f" at {self.where}" if self.where else ""
         return f"{self.signal} in native code{place}"
 
@@ -100,13 +111,14 @@ def run_guarded(work: Callable[[], int]) -> int | Crash:
     raw = bytes(breadcrumb).split(b"\0", 1)[0].decode("utf-8", "replace")
     breadcrumb.close()
     crumb_path.unlink(missing_ok=True)
-    if os.WIFEXITED(status):
-        return os.WEXITSTATUS(status)
-    number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
-    crash = Crash(_signal_name(number))
-    if " " in raw:
-        crash.blob, crash.path = raw.split(" ", 1)
-    crash.where = _innermost_frame(trace)
+    with trace:
+        if os.WIFEXITED(status):
+            return os.WEXITSTATUS(status)
+        number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+        crash = Crash(_signal_name(number))
+        if " " in raw and crash.native:
+            crash.blob, crash.path = raw.split(" ", 1)
+        crash.where = _innermost_frame(trace)
     return crash
 
 
