@@ -20,18 +20,30 @@ from hookgraph.sync import crash_guard
 from tests.conftest import clean_env, git, index_now, make_repo
 
 
-def test_a_child_that_dies_is_told_with_the_file_it_was_parsing() -> None:
-    def crashes() -> int:
+def _dies_of(number: signal.Signals) -> crash_guard.Crash:
+    def work() -> int:
         crash_guard.note("scripts/odd.sh", "0123abcd")
-        os.kill(os.getpid(), signal.SIGSEGV)
+        os.kill(os.getpid(), number)
         return 0
 
-    crash = crash_guard.run_guarded(crashes)
+    crash = crash_guard.run_guarded(work)
     assert isinstance(crash, crash_guard.Crash)
+    return crash
+
+
+def test_a_child_that_crashes_is_told_with_the_file_it_was_parsing() -> None:
+    crash = _dies_of(signal.SIGSEGV)
     assert (crash.signal, crash.path, crash.blob) == ("SIGSEGV", "scripts/odd.sh", "0123abcd")
-    assert crash.where is not None and "test_crash_guard.py" in crash.where and "crashes" in crash.where
+    assert crash.where is not None and "test_crash_guard.py" in crash.where and "work" in crash.where
     assert crash_guard.run_guarded(lambda: 3) == 3  # a child that exits gives its code
     assert not crash_guard.breadcrumb_path(os.getpid()).exists()  # the breadcrumb is cleaned up
+
+
+def test_a_child_killed_from_outside_leaves_no_file_out() -> None:
+    """SIGTERM (or the out-of-memory killer's SIGKILL) while a file is parsed is not the file's fault."""
+    crash = _dies_of(signal.SIGTERM)
+    assert (crash.signal, crash.path, crash.native) == ("SIGTERM", None, False)
+    assert crash.describe() == "killed by SIGTERM"
 
 
 def _children(pid: int) -> list[int]:
@@ -139,15 +151,3 @@ def test_index_run_by_hand_leaves_the_crashing_file_out_too(tmp_path: Path) -> N
         statuses = dict(store.db.execute("SELECT path, status FROM files"))
     assert statuses[killed[0]] == crash_guard.SKIP_STATUS and statuses["app/retry.py"] == "indexed", statuses
 
-
-def test_a_child_killed_from_outside_leaves_no_file_out() -> None:
-    """SIGKILL or SIGTERM while a file is parsed is not the file's fault: no file is named."""
-    def killed() -> int:
-        crash_guard.note("gen/big.py", "0123abcd")
-        os.kill(os.getpid(), signal.SIGTERM)
-        return 0
-
-    crash = crash_guard.run_guarded(killed)
-    assert isinstance(crash, crash_guard.Crash)
-    assert (crash.signal, crash.path, crash.native) == ("SIGTERM", None, False)
-    assert crash.describe() == "killed by SIGTERM"
