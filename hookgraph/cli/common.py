@@ -147,8 +147,7 @@ def crash_guarded(func: F) -> F:
 
         result, left_out = crash_guard.run_leaving_out_crashes(work, root)
         if left_out and isinstance(result, int):
-            click.echo(f"hookgraph: warning: the parser crashed on {', '.join(left_out)}: left out of the index "
-                       "until it changes, the rest is indexed", err=True)
+            click.echo(crash_guard.left_out_warning(left_out, git=False), err=True)
         if isinstance(result, crash_guard.Crash):
             raise UserError(f"hookgraph died ({result.describe()}); the index is unchanged "
                             "(HOOKGRAPH_DEBUG=1 runs it in this process, to see the crash)")

@@ -150,9 +150,8 @@ def resolve_call(
         if same and own_class:  # and the overrides of the classes that extend it
             subclasses = _subclasses(store, last_part(own_class))
             same += [c for c in methods if c.parent and last_part(c.parent) in subclasses]
-        if not same and own_class:  # not its own: the classes it extends define it
-            bases = _ancestors(store, own_class)
-            same = [c for c in methods if c.parent and last_part(c.parent) in bases]
+        if not same and own_class and origin is not None:  # not its own: the classes it extends define it
+            same = _inherited_methods(store, methods, origin)
         return same or [c for c in methods if c.path == here] or methods
     if _DOTTED.match(receiver):
         last = last_part(receiver)

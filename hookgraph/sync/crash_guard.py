@@ -33,7 +33,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
-__all__ = ["Crash", "note", "run_guarded", "run_leaving_out_crashes", "SKIP_STATUS"]
+__all__ = ["Crash", "left_out_warning", "note", "run_guarded", "run_leaving_out_crashes", "SKIP_STATUS"]
 
 #: The status a file that crashed the parser is stored with (``files.status``).
 SKIP_STATUS = "skipped:parser-crash"
@@ -144,6 +144,12 @@ def run_leaving_out_crashes(
         left_out.append(f"{result.path} ({result.signal})")
         result = run_guarded(work)  # the rest of the change, without the files that crashed
     return result, left_out
+
+
+def left_out_warning(left_out: list[str], *, git: bool) -> str:
+    """The one warning line for the files :func:`run_leaving_out_crashes` left out."""
+    return (f"hookgraph: warning: the parser crashed on {', '.join(left_out)}: left out of the index until it "
+            f"changes, the rest is indexed{' (git goes on)' if git else ''}")
 
 
 def _on_descriptors() -> bool:

@@ -412,8 +412,7 @@ def main(hook: str | None, args: list[str], *, strict: bool = False, embedder: A
 
     result, left_out = crash_guard.run_leaving_out_crashes(work, _root_or_none)
     if left_out and isinstance(result, int):
-        print(f"hookgraph: warning: the parser crashed on {', '.join(left_out)}: left out of the index until "
-              "it changes, the rest is indexed (git goes on)", file=sys.stderr)
+        print(crash_guard.left_out_warning(left_out, git=True), file=sys.stderr)
     if isinstance(result, int):
         return result
     message = f"it died ({result.describe()}); the index is unchanged"
