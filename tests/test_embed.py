@@ -21,6 +21,7 @@ import pytest
 
 from hookgraph.embed import Embedder, EmbedderError, read_sha256_sidecar
 from hookgraph.models import default_model_path, detect_preset
+from hookgraph.store import quantize
 
 FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
 REPO = Path(__file__).resolve().parents[1]
@@ -85,8 +86,8 @@ def test_identity_and_defaults(embedder: Embedder) -> None:
 
 def test_vectors_are_float32_unit_vectors(embedder: Embedder) -> None:
     q = embedder.embed_query("how are redirects followed?")
-    assert q.shape == (384,) and q.dtype == np.float32
-    assert abs(float(np.linalg.norm(q)) - 1.0) < 1e-5
+    assert isinstance(q, list) and len(q) == 384 and all(type(x) is float for x in q)
+    assert abs(float(np.linalg.norm(q)) - 1.0) < 1e-9
     docs = embedder.embed_documents(["def follow_redirects(resp): ...", ""])
     assert docs.shape == (2, 384) and docs.dtype == np.float32
     assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
@@ -221,6 +222,31 @@ def test_construction_and_identity_import_nothing_heavy() -> None:
     )
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "none"
+
+
+def test_a_query_is_the_document_vector_of_the_same_string(embedder: Embedder) -> None:
+    """The numpy-free query path embeds exactly what the document path does (all-MiniLM has no prefixes)."""
+    text = "how are redirects followed?"
+    q = np.asarray(embedder.embed_query(text), dtype=np.float32)
+    (doc,) = embedder.embed_documents([text])
+    assert np.allclose(q, doc, atol=1e-7)
+    assert quantize(embedder.embed_query(text)) == quantize(q)  # plain floats quantize like their float32 array
+
+
+def test_a_query_imports_no_numpy() -> None:
+    """``hookgraph ask`` as a new process embeds its query without numpy (60-80 ms of its start-up)."""
+    result = _run(
+        """
+        import sys
+        from hookgraph.embed import Embedder
+        from hookgraph.store import quantize
+        e = Embedder()
+        blob = quantize(e.embed_query("where are retries handled?"))
+        print(len(blob), sorted(m for m in ("numpy", "llama_cpp._internals", "llama_cpp.llama") if m in sys.modules))
+        """
+    )
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "384 []"
 
 
 def test_llama_cpp_prints_nothing() -> None:

@@ -84,6 +84,19 @@ def test_int8_round_trip_keeps_the_direction() -> None:
     assert quantize(np.zeros(4, np.float32)) == bytes(4)  # no division by zero
 
 
+def test_plain_floats_quantize_to_the_bytes_of_their_float32_array() -> None:
+    """A query vector is a list of floats (ask never imports numpy); the store must see the same bytes."""
+    rng = np.random.default_rng(3)
+    for i in range(500):
+        v = rng.standard_normal(384).astype(np.float32) * np.float32(rng.uniform(1e-3, 10))
+        if i % 2:
+            v = _unit(rng, 384)
+        assert quantize(v.tolist()) == quantize(v)
+        assert quantize([float(x) for x in v.astype(np.float64) / 3.0]) == quantize(v.astype(np.float64) / 3.0)
+    for odd in ([0.0] * 4, [float("nan"), 1.0], [1.0, float("-inf")], [], [0.5, -0.5, 0.25]):
+        assert quantize(odd) == quantize(np.asarray(odd, dtype=np.float32)), odd
+
+
 def test_int8_knn_ranks_like_float_cosine(tmp_path: Path) -> None:
     rng = np.random.default_rng(2)
     vectors = [_unit(rng, 64) for _ in range(300)]

@@ -39,6 +39,7 @@ import contextlib
 import ctypes
 import glob
 import hashlib
+import math
 import os
 import re
 from pathlib import Path
@@ -78,7 +79,7 @@ def quiet_llama() -> Any:
     global _log_callback
     from hookgraph.embed.llama_lite import bindings
 
-    llama_cpp, _ = bindings()  # the ctypes layer only: ~35 ms instead of 100-200 for the whole package
+    llama_cpp = bindings()  # the ctypes layer only: ~35 ms instead of 100-200 for the whole package
     if _log_callback is None:
 
         @llama_cpp.llama_log_callback
@@ -636,31 +637,34 @@ class Embedder:
         import numpy as np
 
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
-        model = self._model()
         for i, (full, n_tokens) in enumerate(zip(texts, counts)):
             if n_tokens == 0:  # a model without BOS/EOS and an empty text: nothing to run
                 continue
-            if not self._fixed_threads:
-                self._adapt_threads(model)
-            # Were the count ever wrong, embed raises instead of aborting.
-            with interrupts_deferred():
-                vec = np.asarray(model.embed(full), dtype=np.float32)
-            if vec.ndim != 1:
-                raise EmbedderError(f"{self._path}: model returned token embeddings; it needs a pooling type")
+            vec = np.asarray(self._pooled_vector(full), dtype=np.float32)
             norm = float(np.linalg.norm(vec))
             out[i] = vec / norm if norm > 0 else vec
         return out
 
+    def _pooled_vector(self, full: str) -> list[float]:
+        """The model's pooled vector of one ready string, not normalised."""
+        model = self._model()
+        if not model.pooled:
+            raise EmbedderError(f"{self._path}: model returned token embeddings; it needs a pooling type")
+        if not self._fixed_threads:
+            self._adapt_threads(model)
+        # Were the count ever wrong, embed raises instead of aborting.
+        with interrupts_deferred():
+            vector: list[float] = model.embed(full)
+        return vector
+
     def _run(self, texts: list[str], counts: list[int]) -> np.ndarray:
+        self._log(texts)
+        return self._compute(texts, counts)
+
+    def _log(self, texts: list[str]) -> None:
         if self.embedded_log is not None:
             self.embedded_log.extend(texts)
         self.texts_embedded += len(texts)
-        return self._compute(texts, counts)
-
-    def _embed_one(self, text: str, prefix: str) -> np.ndarray:
-        fitted, truncated, n_tokens = self._fit(text, prefix)
-        self.texts_truncated += int(truncated)
-        return self._run([prefix + fitted], [n_tokens])[0]
 
     def embed_documents(self, texts: list[str]) -> np.ndarray:
         """Unit vectors, shape ``(len(texts), dims)``, with the document prefix; one window each."""
@@ -700,9 +704,25 @@ class Embedder:
         vectors = self._run(fulls, counts)
         return [(vectors[start : start + n], truncated) for start, n, truncated in spans]
 
-    def embed_query(self, text: str) -> np.ndarray:
-        """A unit vector, shape ``(dims,)``, with the query prefix."""
-        return self._embed_one(text, self.query_prefix)
+    def embed_query(self, text: str) -> list[float]:
+        """A unit vector (``dims`` Python floats), with the query prefix.
+
+        Plain floats, not numpy: ``hookgraph ask`` as a new process would
+        spend 60-80 ms importing numpy for this one vector.
+        """
+        fitted, truncated, n_tokens = self._fit(text, self.query_prefix)
+        self.texts_truncated += int(truncated)
+        full = self.query_prefix + fitted
+        self._log([full])
+        if n_tokens == 0:
+            return [0.0] * self.dims
+        return self._query_vector(full, n_tokens)
+
+    def _query_vector(self, full: str, n_tokens: int) -> list[float]:
+        """The unit vector of one ready query string, computed here."""
+        vector = self._pooled_vector(full)
+        norm = math.sqrt(math.fsum(x * x for x in vector))
+        return [x / norm for x in vector] if norm > 0 else vector
 
     def close(self) -> None:
         """Free the model now rather than at garbage collection."""

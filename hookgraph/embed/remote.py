@@ -162,6 +162,11 @@ class RemoteEmbedder(Embedder):
         self.probe_cosine = cosine
         return cosine
 
+    def _query_vector(self, full: str, n_tokens: int) -> list[float]:
+        """The server embeds the query too, like every other text."""
+        vector: list[float] = self._compute([full], [n_tokens])[0].tolist()
+        return vector
+
     def _compute(self, texts: list[str], counts: list[int]) -> np.ndarray:
         import numpy as np
 

@@ -41,7 +41,9 @@ Tables:
 
 from __future__ import annotations
 
+import math
 import re
+from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -361,8 +363,12 @@ def quantize(vector: Any) -> bytes:
     ranks like the float vector up to rounding (a per-vector scale keeps all
     8 bits; sqlite-vec's fixed ``unit`` scale would waste most of them on
     384-dim unit vectors, whose components are mostly below 0.2). An int8
-    array (a cached or snapshot vector) is passed through.
+    array (a cached or snapshot vector) is passed through. A plain sequence
+    of floats (a query vector) is quantized without numpy, with numpy's
+    float32 arithmetic, so it gives the same bytes as its float32 array.
     """
+    if getattr(vector, "dtype", None) is None:
+        return _quantize_floats(vector)
     import numpy as np
 
     arr = np.asarray(vector)
@@ -373,6 +379,22 @@ def quantize(vector: Any) -> bytes:
     if peak == 0.0 or not np.isfinite(peak):
         return np.zeros(arr.shape, dtype=np.int8).tobytes()
     return np.clip(np.rint(arr * (127.0 / peak)), -127, 127).astype(np.int8).tobytes()
+
+
+def _quantize_floats(values: Any) -> bytes:
+    """:func:`quantize` of a sequence of floats, in pure Python (``ask`` never imports numpy).
+
+    ``array('f')`` rounds to float32 as numpy's cast does, a float32 product
+    is the float64 product rounded to float32 (exact before rounding), and
+    ``round`` rounds half to even like ``np.rint``.
+    """
+    floats = array("f", values)
+    peak = max(map(abs, floats), default=0.0)
+    if peak == 0.0 or not math.isfinite(sum(floats)):  # any inf or nan: numpy's peak is not finite either
+        return bytes(len(floats))
+    scale = array("f", [127.0 / peak])[0]
+    scaled = array("f", [x * scale for x in floats])
+    return array("b", [max(-127, min(127, round(x))) for x in scaled]).tobytes()
 
 
 def dequantize(blob: bytes) -> Any:
@@ -1093,7 +1115,7 @@ class Store:
             return []
         return [(int(r[0]), float(r[1])) for r in rows]
 
-    def vector_distances(self, query: np.ndarray, vector_ids: Iterable[int]) -> dict[int, float]:
+    def vector_distances(self, query: Sequence[float] | np.ndarray, vector_ids: Iterable[int]) -> dict[int, float]:
         """Cosine distance from ``query`` to each of these vectors, as ``knn`` measures it.
 
         A text split into windows is at the distance of its nearest window,
@@ -1101,9 +1123,7 @@ class Store:
         """
         if not self.has_vector_table():
             return {}
-        import numpy as np
-
-        blob = quantize(np.asarray(query, dtype=np.float32))
+        blob = quantize(query)
         ids = list(vector_ids)
         windows: dict[int, int] = dict(self.rows_in("SELECT id, head FROM vectors WHERE head IN ({in})", ids))
         best: dict[int, float] = {}
@@ -1124,7 +1144,7 @@ class Store:
         """``{unit id: vector id}`` for the units that have a vector."""
         return dict(self.rows_in("SELECT id, vector_id FROM units WHERE id IN ({in}) AND vector_id IS NOT NULL", unit_ids))
 
-    def knn(self, query: np.ndarray, k: int, language: str | None = None) -> list[tuple[int, float]]:
+    def knn(self, query: Sequence[float] | np.ndarray, k: int, language: str | None = None) -> list[tuple[int, float]]:
         """``(vector id, cosine distance)`` nearest first, optionally within one language.
 
         A text split into windows counts once, at its best window, under its
@@ -1132,12 +1152,10 @@ class Store:
         """
         if not self.has_vector_table():
             return []
-        import numpy as np
-
         extra = 0
         if self.db.execute("SELECT 1 FROM vectors WHERE head IS NOT NULL LIMIT 1").fetchall():
             extra = self.integer("SELECT count(*) FROM vectors WHERE head IS NOT NULL")
-        blob = quantize(np.asarray(query, dtype=np.float32))
+        blob = quantize(query)
         sql = "SELECT rowid, distance FROM vec_units WHERE embedding MATCH vec_int8(?) AND k = ?"
         params: list[Any] = [blob, min(int(k) + extra, 4096)]  # 4096: sqlite-vec's largest k
         if language:
