@@ -946,6 +946,33 @@ CREATE PROCEDURE archive(p int) LANGUAGE sql AS $$ DELETE FROM app.events WHERE 
     assert has_edge(pf, "imports", path, "events", "app.events", line=2)
 
 
+# --------------------------------------------------------------------------- TypeScript overloads (rxjs)
+
+
+def test_typescript_overload_docs_are_the_implementations_doc():
+    """rxjs documents ``timer`` and ``Observable.forEach`` on their overload signatures, not on the body."""
+    pf = parse("typescript/src/internal/observable/timer.ts", "src/internal/observable/timer.ts")
+    assert not pf.had_errors
+    assert units_of(pf) == {("function", "timer", 133, 186)}  # the three signatures are no units
+    doc = unit(pf, "timer").docstring
+    assert doc.startswith("Creates an observable that will wait for a specified time period, or exact date")
+    # every overload's comment, in source order: the second one's, then the third one's deprecation
+    second = doc.index("Creates an observable that starts an interval after a specified delay")
+    assert 0 < second < doc.index("@deprecated The signature allowing `undefined`")
+
+    pf = parse("typescript/src/internal/Observable.ts", "src/internal/Observable.ts")
+    for_each = unit(pf, "Observable.forEach")
+    assert (for_each.kind, for_each.start_line, for_each.end_line) == ("method", 312, 330)
+    assert for_each.docstring.startswith("Used as a NON-CANCELLABLE means of subscribing to an observable")
+    assert "a constructor function used to instantiate the Promise" in for_each.docstring  # the blank-line-apart one
+    # an implementation with a comment of its own keeps it alone (subscribe's overloads' deprecation stays out)
+    subscribe = unit(pf, "Observable.subscribe")
+    assert subscribe.docstring.startswith("Invokes an execution of an Observable") and "will be removed in v8" not in subscribe.docstring
+    # a snippet: a function right after another name's signature takes nothing from it
+    pf = parse_file("x.ts", b"/** Of a. */\nexport function a(x: number): number;\nexport function b(x: any) { return x; }\n")
+    assert pf is not None and unit(pf, "b").docstring == ""
+
+
 # --------------------------------------------------------------------------- Vue and Svelte components
 
 

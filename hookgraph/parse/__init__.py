@@ -775,6 +775,8 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
             if comment_ends is None:
                 comment_ends = {c.end_byte: c for c in _nodes(comments.values())}
             block = _leading_comments(s.node, comments, annotations, data, comment_ends)
+            if not block and spec.overload_signatures:
+                block = _overload_comments(s.node, s.name, spec, comments, annotations, data, comment_ends)
             if block and block[0].start_point[0] == 0 and _BOILERPLATE.search(
                 _decode(data, block[0].start_byte, block[-1].end_byte)
             ):
@@ -1045,6 +1047,41 @@ def _leading_comments(
         found = _comments_ending_above(node, comment_ends, data)
     found.reverse()
     return found
+
+
+def _overload_comments(
+    node, name: str, spec: LanguageSpec, comments: dict[int, object], annotations: dict[int, int], data: bytes,
+    comment_ends: dict[int, Any] | None,
+) -> list:
+    """The comments above the overload signatures right before a definition, in source order.
+
+    TypeScript documents an overloaded function on its signatures
+    (``/** doc */ export function timer(due: number): Observable<0>;``), which
+    are no units; the implementation below them has no comment of its own.
+    """
+    current = node
+    while current.prev_named_sibling is None and current.parent is not None \
+            and current.parent.start_byte == current.start_byte:
+        current = current.parent
+    found: list = []
+    sib = current.prev_named_sibling
+    while sib is not None:
+        if sib.start_byte not in comments:  # a comment belongs to the overload below it, taken with it
+            if _overload_name(sib, spec, data) != name:
+                break
+            found[:0] = _leading_comments(sib, comments, annotations, data, comment_ends)
+        sib = sib.prev_named_sibling
+    return found
+
+
+def _overload_name(node, spec: LanguageSpec, data: bytes) -> str | None:
+    """The name an overload signature declares, looking inside its wrappers (``export``); None if it is none."""
+    while node.type not in spec.overload_signatures:
+        if node.type not in spec.wrappers or not node.named_children:
+            return None
+        node = node.named_children[-1]
+    name = node.child_by_field_name("name")
+    return None if name is None else _decode(data, name.start_byte, name.end_byte)
 
 
 def _nodes(values) -> list[Any]:

@@ -74,6 +74,13 @@ Each key is a hookgraph language id; its object has:
     a unit, or a container's members, are named after the file instead, its
     stem (``resolveConfig.js`` -> ``resolveConfig``), or its folder's name for
     ``index``/``main``/``mod`` files (``defaults/index.js`` -> ``defaults``).
+``overload_signatures``
+    node types of bodiless declarations that overload the definition right
+    after them (TypeScript's ``function f(a: A): R;`` lines, and
+    ``method_signature`` in a class, before ``function f(a) {...}``): where the
+    definition has no leading comment of its own, the comments above its
+    overloads are its doc, in source order (rxjs documents ``timer`` on its
+    first overload only).
 ``query``
     the ``.scm`` file in this folder, or a list of them concatenated in order
     (``tsx`` is ``typescript.scm`` + ``jsx.scm``).
@@ -348,6 +355,7 @@ class LanguageSpec:
     mask: tuple[re.Pattern[bytes], ...] = ()
     doc_strip: re.Pattern[str] | None = None
     self_names: frozenset[str] = frozenset()
+    overload_signatures: frozenset[str] = frozenset()
 
     @property
     def display_name(self) -> str:
@@ -406,6 +414,7 @@ def _spec(lang_id: str, entry: dict, fallback: str | None) -> LanguageSpec:
         final_newline=bool(entry.get("final_newline", False)),
         self_receivers=frozenset(entry.get("self_receivers", ())),
         self_names=frozenset(entry.get("self_names", ())),
+        overload_signatures=frozenset(entry.get("overload_signatures", ())),
     )
 
 
