@@ -98,13 +98,18 @@ int buf_grow(buf *b, int size);
 CPP_NAMESPACE = b"#pragma once\n#include <string>\nnamespace net {\nint port();\n}\n"
 CPP_CLASS = b"#pragma once\nclass Client : public Base {\n public:\n  void send();\n};\n"
 CPP_TEMPLATE = b"#pragma once\ntemplate <typename T>\nT clamp(T v, T lo, T hi);\n"
+#: A C struct definition (lz4hc.h, xxhash.h) is not C++: only one with a base list or ``final`` is.
+C_STRUCT = b"struct buf_s\n{\n  char *ptr;\n};\nLZ4LIB_API int buf_grow(struct buf_s *b, int size);\n"
+CPP_STRUCT_BASE = b"#pragma once\nstruct Options : public Base {\n  int level;\n};\n"
+CPP_STRUCT_NESTED = b"#pragma once\nstruct SkipList::Node {\n  int key;\n};\n"
 OBJC_HEADER = b"#import <Foundation/Foundation.h>\n@interface Client : NSObject\n- (void)send;\n@end\n"
 OBJC_CLASS_WORD = b"#import <Foundation/Foundation.h>\n@class Widget;\n@protocol Drawing\n- (void)draw;\n@end\n"
 
 
 @pytest.mark.parametrize(
     ("data", "lang"),
-    [(C_HEADER, "c"), (b"", "c"), (CPP_NAMESPACE, "cpp"), (CPP_CLASS, "cpp"), (CPP_TEMPLATE, "cpp"),
+    [(C_HEADER, "c"), (b"", "c"), (C_STRUCT, "c"), (CPP_NAMESPACE, "cpp"), (CPP_CLASS, "cpp"), (CPP_TEMPLATE, "cpp"),
+     (CPP_STRUCT_BASE, "cpp"), (CPP_STRUCT_NESTED, "cpp"),
      (OBJC_HEADER, "objc"), (OBJC_CLASS_WORD, "objc")],
 )
 def test_a_header_is_c_cpp_or_objc_by_content(data: bytes, lang: str) -> None:
