@@ -4,11 +4,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
+import signal
 import subprocess
 import sys
+import time
 from collections.abc import Awaitable, Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import anyio
 import pytest
@@ -305,6 +308,91 @@ def test_too_many_changes_are_reported_not_synced(tmp_path: Path) -> None:
         assert status["root"] == str(repo)
 
     serve(repo, body, "--max-sync", "0", "--repo", str(repo), cwd=elsewhere)  # started outside the repo
+
+
+def _descendants(pid: int) -> list[int]:
+    """Children of any thread of ``pid`` (the server forks from a worker thread)."""
+    found: list[int] = []
+    for task in Path(f"/proc/{pid}/task").glob("*"):
+        try:
+            found += [int(c) for c in (task / "children").read_text().split()]
+        except OSError:
+            continue
+    return found
+
+
+def _call(proc: subprocess.Popen[str], request_id: int, name: str, arguments: dict[str, Any]) -> None:
+    assert proc.stdin is not None
+    proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": request_id, "method": "tools/call",
+                                 "params": {"name": name, "arguments": arguments}}) + "\n")
+    proc.stdin.flush()
+
+
+def _answer(reply: dict[str, Any]) -> dict[str, Any]:
+    assert not reply["result"].get("isError"), reply
+    return cast("dict[str, Any]", json.loads(reply["result"]["content"][0]["text"]))
+
+
+BIG = "".join(f"def handler_{i}(request, response):\n    return request.get({i}) or response\n\n"
+              for i in range(9000))  # ~700 KB: parsing takes long enough to be caught at it
+
+
+def test_a_parser_crash_while_syncing_the_working_tree_leaves_the_file_out_not_the_server(tmp_path: Path) -> None:
+    """A real SIGSEGV to the server's syncing child while it parses a file: the server answers, names the file."""
+    from hookgraph.store import Store, db_path
+    from hookgraph.sync import crash_guard
+
+    repo = make_repo(tmp_path / "app", {"app.py": APP})
+    run_cli(repo, "index", "--wait", check=True)
+    write_files(repo, {**{f"gen/big_{n}.py": BIG for n in range(3)},
+                       "app/retry.py": "def retry_later(job):\n    return job.schedule(delay=30)\n"})
+    git(repo, "add", "-A")  # an agent's new files, staged (the working-tree view is of tracked files)
+    proc = subprocess.Popen([sys.executable, "-m", "hookgraph.cli", "mcp"], cwd=repo, env=clean_env(),
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    assert proc.stdin is not None and proc.stdout is not None
+    try:
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "raw", "version": "1"}}}) + "\n")
+        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
+        proc.stdin.flush()
+        assert _reply(proc)["id"] == 1
+        _call(proc, 2, "search", {"query": "retry_later", "top": 3})
+        crumb = crash_guard.breadcrumb_path(proc.pid)
+        killed = ""
+        import select
+
+        deadline = time.monotonic() + 120
+        while not select.select([proc.stdout], [], [], 0.005)[0] and time.monotonic() < deadline:
+            try:
+                noted = crumb.read_bytes().split(b"\0", 1)[0].decode()
+            except OSError:
+                noted = ""
+            if not killed and " gen/big_" in noted and _descendants(proc.pid):
+                for child in _descendants(proc.pid):
+                    os.kill(child, signal.SIGSEGV)
+                killed = noted.split(" ", 1)[1]
+        assert killed, "the server did not parse a big file while watched"
+        found = _answer(_reply(proc))
+        assert found["results"][0]["symbol"] == "retry_later"  # the rest of the working tree is synced
+        assert killed in found["stale_paths"]  # and the answer says which file it lacks
+        _call(proc, 3, "status", {})
+        status = _answer(_reply(proc))
+        assert f"the parser crashed on {killed}: left out of these answers until it changes" in status["note"]
+        assert status["files_synced"] == 0 and killed in status["stale_paths"]  # no crash loop: not parsed again
+        others = [f"gen/big_{n}.py" for n in range(3) if f"gen/big_{n}.py" != killed]
+        _call(proc, 4, "search", {"query": "handler_8999", "top": 5})
+        assert {r["path"] for r in _answer(_reply(proc))["results"]} >= set(others)
+    finally:
+        proc.stdin.close()
+        try:
+            proc.wait(timeout=30)
+        finally:
+            proc.kill()
+    err = proc.stderr.read() if proc.stderr else ""
+    assert proc.returncode == 0 and "Traceback" not in err and "Fatal Python error" not in err, err
+    with Store(db_path(repo)) as store:  # the index itself is never written: the crash stays in the copy
+        assert not [p for p in store.file_map() if p.startswith("gen/")]
 
 
 def test_mcp_without_an_index_says_what_to_do(tmp_path: Path) -> None:

@@ -836,6 +836,12 @@ class Store:
         # files: path TEXT PRIMARY KEY, blob TEXT NOT NULL
         return dict(cast("list[tuple[str, str]]", self.db.execute("SELECT path, blob FROM files").fetchall()))
 
+    def paths_with_status(self, status: str) -> list[str]:
+        """The paths whose file row has this status (``skipped:parser-crash``), sorted."""
+        rows = cast("list[tuple[str]]", self.db.execute(
+            "SELECT path FROM files WHERE status = ? ORDER BY path", (status,)).fetchall())
+        return [path for (path,) in rows]
+
     def upsert_file(self, path: str, blob: str, language: str | None, status: str, units: int, truncated: int) -> None:
         self.db.execute(
             "INSERT INTO files(path, blob, language, status, units, truncated) VALUES (?, ?, ?, ?, ?, ?) "

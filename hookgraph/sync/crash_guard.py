@@ -28,6 +28,8 @@ import os
 import signal
 import sys
 import tempfile
+import threading
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -80,16 +82,28 @@ def note(path: str | None, blob: str = "") -> None:
     _breadcrumb[: len(data) + 1] = data + b"\0"
 
 
-def run_guarded(work: Callable[[], int]) -> int | Crash:
-    """``work()``'s exit code, run in a forked child; a :class:`Crash` if the child died of a signal."""
+def run_guarded(work: Callable[[], int], *, own_output: bool = True) -> int | Crash:
+    """``work()``'s exit code, run in a forked child; a :class:`Crash` if the child died of a signal.
+
+    ``own_output=False`` where stdout is someone else's stream (the MCP
+    server's protocol, written by its event loop): the parent does not flush
+    it before the fork, and the child never flushes it, since the child's copy
+    of any bytes not yet written would reach the stream a second time. Such
+    work must not print.
+    """
     if not hasattr(os, "fork") or os.environ.get("HOOKGRAPH_DEBUG") or not _on_descriptors():
         return work()
     crumb_path = breadcrumb_path(os.getpid())
     breadcrumb = _shared_map(crumb_path)
     trace = tempfile.TemporaryFile()
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
+    if own_output:
+        sys.stdout.flush()
+        sys.stderr.flush()
+    with warnings.catch_warnings():
+        # Python 3.12+ warns about fork() in a process with threads (the MCP server's workers): the child
+        # runs only this thread's work (parsing, SQLite on its own connections) and leaves by os._exit.
+        warnings.simplefilter("ignore", DeprecationWarning)
+        pid = os.fork()
     if pid == 0:  # the child: do the work, never return into the caller's code
         code = 1
         try:
@@ -100,14 +114,19 @@ def run_guarded(work: Callable[[], int]) -> int | Crash:
         except BaseException:  # noqa: BLE001 - work() reports its own failures; this is a last resort
             code = 1
         finally:
-            sys.stdout.flush()
-            sys.stderr.flush()
+            if own_output:
+                sys.stdout.flush()
+                sys.stderr.flush()
             os._exit(code)
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C reaches the child too; it answers
+    # Ctrl-C reaches the child too; it answers. (Only the main thread may set handlers: the MCP server
+    # syncs from a worker thread, where SIGINT goes to the main thread anyway.)
+    main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
     try:
         _, status = os.waitpid(pid, 0)
     finally:
-        signal.signal(signal.SIGINT, previous)
+        if main:
+            signal.signal(signal.SIGINT, previous)
     raw = bytes(breadcrumb).split(b"\0", 1)[0].decode("utf-8", "replace")
     breadcrumb.close()
     crumb_path.unlink(missing_ok=True)
@@ -123,26 +142,29 @@ def run_guarded(work: Callable[[], int]) -> int | Crash:
 
 
 def run_leaving_out_crashes(
-    work: Callable[[], int], find_root: Callable[[], Path | None]
+    work: Callable[[], int], find_root: Callable[[], Path | None], *, database: Path | None = None,
+    own_output: bool = True,
 ) -> tuple[int | Crash, list[str]]:
     """``work()`` guarded; each file that crashes the parser is left out and the work run again.
 
     ``find_root`` gives the repository whose index records the file (asked
-    only after a crash: a git call the hook need not pay for otherwise).
+    only after a crash: a git call the hook need not pay for otherwise);
+    ``database`` is the store ``work`` syncs when it is not that index (the
+    MCP server's working-tree copy). ``own_output`` as for :func:`run_guarded`.
 
     Returns the last run's result and the files left out (``"path (SIGSEGV)"``),
     at most :data:`MAX_CRASHED_FILES` of them; a crash outside parsing, or one
     more than that, is returned as it is.
     """
-    result = run_guarded(work)
+    result = run_guarded(work, own_output=own_output)
     left_out: list[str] = []
     paths: list[str] = []
     root = find_root() if isinstance(result, Crash) else None
     while (isinstance(result, Crash) and root is not None and len(left_out) < MAX_CRASHED_FILES
-           and result.path not in paths and record_crashed_file(root, result)):
+           and result.path not in paths and record_crashed_file(root, result, database)):
         paths.append(result.path or "")
         left_out.append(f"{result.path} ({result.signal})")
-        result = run_guarded(work)  # the rest of the change, without the files that crashed
+        result = run_guarded(work, own_output=own_output)  # the rest of the change, without the files that crashed
     return result, left_out
 
 
@@ -199,15 +221,18 @@ def _innermost_frame(trace: IO[bytes]) -> str | None:
     return frames[0] if frames else None
 
 
-def record_crashed_file(root: Path, crash: Crash) -> bool:
-    """Store the file that crashed the parser as skipped, with its blob; False if there is none or no store."""
+def record_crashed_file(root: Path, crash: Crash, database: Path | None = None) -> bool:
+    """Store the file that crashed the parser as skipped, with its blob, in ``root``'s index (or ``database``).
+
+    False if there is no such file or no store to write to.
+    """
     if not crash.path or not crash.blob:
         return False
     from hookgraph.parse.languages import language_for_path
     from hookgraph.store import Store, db_path
     from hookgraph.store.lock import write_lock
 
-    database = db_path(root)
+    database = database or db_path(root)
     try:
         with write_lock(database.parent, timeout=10.0), Store(database) as store, store.transaction():
             store.delete_units_of(crash.path)

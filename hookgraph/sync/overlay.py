@@ -22,7 +22,10 @@ working tree by blob SHA (:func:`hookgraph.sync.sync` with ``database=``):
 only files whose content differs are re-parsed, and only new unit texts are
 embedded, with the model the server keeps loaded. When the index itself
 changes (a hook ran after a commit or a checkout), the copy is taken again.
-The index is opened read-only and never written.
+The index is opened read-only and never written. The sync runs in a forked
+child (:mod:`hookgraph.sync.crash_guard`): a grammar that crashes on an
+edited file leaves that file out of the copy (and names it in every answer's
+``stale_paths``) instead of killing the server.
 
 If more than ``max_sync_files`` files differ (a stale index, a huge
 checkout without hooks), nothing is synced: the answer comes from the copy
@@ -40,6 +43,7 @@ not match the files on disk (empty after a sync).
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import tempfile
@@ -53,6 +57,7 @@ from typing import TYPE_CHECKING, Any
 
 from hookgraph import git
 from hookgraph.plural import count, verb
+from hookgraph.sync import crash_guard
 from hookgraph.sync.freshness import diff_maps
 from hookgraph.store import SIDECARS, VOLATILE_META, Store, StoreError, db_path
 
@@ -238,6 +243,7 @@ class Workspace:
             embedder = self.embedder(copy) if differ else None
         if not differ:
             view.synced = True
+            self._tell_left_out(view)
             return
         if len(differ) > self.max_sync_files:
             view.stale_paths = differ
@@ -245,16 +251,51 @@ class Workspace:
                          f"and the working tree, more than the {self.max_sync_files} synced on the fly: "
                          "run `hookgraph index` (or install the hooks)")
             return
+        outcome = self.overlay_path.with_name("sync-outcome.json")
+        outcome.unlink(missing_ok=True)
+
+        def work() -> int:
+            """In a forked child (a grammar that crashes must not kill the server): sync, write what it did."""
+            try:
+                report = sync(self.root, target, embedder=embedder, database=self.overlay_path)
+            except (SyncError, StoreError) as exc:
+                outcome.write_text(json.dumps({"error": str(exc)}), encoding="utf-8")
+                return 1
+            except Exception as exc:  # noqa: BLE001 - in the child no one else would see it; answers go on from the copy
+                outcome.write_text(json.dumps({"error": f"{type(exc).__name__}: {exc}"}), encoding="utf-8")
+                return 1
+            outcome.write_text(json.dumps({"changed": report.changed, "pending": report.pending}), encoding="utf-8")
+            return 0
+
+        result, _left_out = crash_guard.run_leaving_out_crashes(
+            work, lambda: self.root, database=self.overlay_path, own_output=False)
         try:
-            report = sync(self.root, target, embedder=embedder, database=self.overlay_path)
-        except (SyncError, StoreError) as exc:
+            done = json.loads(outcome.read_text(encoding="utf-8")) if isinstance(result, int) else {}
+        except (OSError, ValueError):
+            done = {}
+        if "changed" not in done:
+            if isinstance(result, crash_guard.Crash):
+                why = f"the syncing process died: {result.describe()}"
+            else:
+                why = done.get("error") or "the sync left no report"
             view.stale_paths = differ
-            view.note = f"the working tree could not be synced ({exc}); these paths may be out of date"
+            view.note = f"the working tree could not be synced ({why}); these paths may be out of date"
             self._base_digest = None  # take a clean copy next time
             return
         view.synced = True
-        view.files_synced = report.changed
-        self._embed_some(report.pending)
+        view.files_synced = int(done["changed"])
+        self._tell_left_out(view)
+        self._embed_some(int(done["pending"]))
+
+    def _tell_left_out(self, view: View) -> None:
+        """Name the files the parser crashed on (this refresh or a hook before it): answers lack them."""
+        with Store(self.overlay_path, readonly=True) as copy:
+            crashed = copy.paths_with_status(crash_guard.SKIP_STATUS)
+        if crashed:
+            view.stale_paths = sorted(set(view.stale_paths) | set(crashed))
+            n = len(crashed)
+            view.note = (f"the parser crashed on {', '.join(crashed)}: left out of these answers until "
+                         f"{verb(n, 'it changes', 'they change')}; the rest of the working tree is synced")
 
     def _embed_some(self, pending: int) -> None:
         """Embed the copy's own waiting texts for a moment (the index's are the background embedder's)."""
