@@ -652,6 +652,7 @@ def test_go():
         ("struct", "Server", 22, 27),
         # a struct declared inside a `type ( ... )` group covers its own lines
         ("struct", "Config", 31, 33),
+        ("type", "Option", 34, 34),  # a named function type is a unit too
         ("function", "New", 38, 44),
         ("method", "Server.Serve", 47, 57),
         ("method", "Server.Routes", 59, 61),

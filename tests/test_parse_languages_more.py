@@ -1,5 +1,6 @@
 """Parsing tests for Kotlin, Swift, Scala, Dart, Zig, OCaml, Haskell, Clojure, SQL
-and Vue/Svelte components, on real source (issue 14).
+and Vue/Svelte components, on real source (issue 14), and for gaps found later in
+the eval's projects (Go named types from chi, TypeScript overloads from rxjs).
 
 Every fixture under ``tests/fixtures/languages/<lang>/`` is a file taken verbatim
 from a package on a registry (PyPI, npm, Debian), with its licence and a
@@ -944,6 +945,31 @@ CREATE PROCEDURE archive(p int) LANGUAGE sql AS $$ DELETE FROM app.events WHERE 
     assert has_edge(pf, "imports", "daily", "events", "app.events", line=1)
     # no CREATE PROCEDURE in the grammar: not a unit, but its statements still give edges
     assert has_edge(pf, "imports", path, "events", "app.events", line=2)
+
+
+# --------------------------------------------------------------------------- Go named types (chi)
+
+
+def test_go_named_types_that_are_no_struct_are_units_with_their_docs():
+    """chi's ``type Middlewares []func(http.Handler) http.Handler`` has methods (in chain.go) and a doc."""
+    pf = parse("go/chi.go", "chi.go")
+    assert not pf.had_errors
+    mws = unit(pf, "Middlewares")
+    assert (mws.kind, mws.start_line, mws.end_line) == ("type", 134, 134)
+    assert mws.signature == "type Middlewares []func(http.Handler) http.Handler"
+    assert mws.docstring.startswith("Middlewares type is a slice of standard middleware handlers")
+    assert has_edge(pf, "contains", "chi.go", "Middlewares")
+    assert unit(pf, "Router").kind == "interface"  # a struct or an interface keeps its own kind
+    chain = parse("go/chain.go", "chain.go")
+    assert unit(chain, "Middlewares.Handler").parent == "Middlewares"  # the parent is a unit now
+    assert unit(chain, "ChainHandler").kind == "struct" and not [u for u in chain.units if u.kind == "type"]
+    # a snippet: function, map and named-integer types, also inside a type ( ... ) group
+    pf = parse_file("tree.go", b"package chi\n\n// WalkFunc is called for each route.\n"
+                               b"type WalkFunc func(method string) error\n\ntype (\n\tmethodTyp uint\n"
+                               b"\tendpoints map[methodTyp]string\n)\n")
+    assert pf is not None and {(u.kind, u.name, u.start_line) for u in pf.units if u.kind == "type"} == {
+        ("type", "WalkFunc", 4), ("type", "methodTyp", 7), ("type", "endpoints", 8)}
+    assert unit(pf, "WalkFunc").docstring == "WalkFunc is called for each route."
 
 
 # --------------------------------------------------------------------------- TypeScript overloads (rxjs)

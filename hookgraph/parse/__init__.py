@@ -31,7 +31,7 @@ log = logging.getLogger(__name__)
 #: Kinds whose bodies swallow nested definitions (nested functions are not units).
 FUNCTION_KINDS = frozenset({"function", "method"})
 #: Kinds whose member functions become methods ``Class.method``.
-CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait"})
+CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "type"})
 
 #: Reference capture kind (``@name.reference.<kind>``) -> edge kind.
 EDGE_KIND_OF_REFERENCE = {"call": "calls", "import": "imports", "inherits": "inherits"}

@@ -10,7 +10,8 @@ from dataclasses import dataclass, field
 
 #: Kinds a unit can have. Code definitions come from the language query files;
 #: ``file`` is the per-file fingerprint unit and ``section`` a Markdown/reST
-#: heading section (DESIGN.md section 8); ``table`` and ``view`` are SQL's; ``block`` (top-level nodes of a
+#: heading section (DESIGN.md section 8); ``type`` a named type that is no class, struct or interface
+#: (Go's ``type WalkFunc func(...) error``); ``table`` and ``view`` are SQL's; ``block`` (top-level nodes of a
 #: format with a grammar but no query) and ``chunk`` (a line window of plain
 #: text) come from the fallback (:mod:`hookgraph.parse.fallback`).
 UNIT_KINDS = (
@@ -21,6 +22,7 @@ UNIT_KINDS = (
     "struct",
     "enum",
     "trait",
+    "type",
     "module",
     "table",
     "view",

@@ -18,7 +18,7 @@ and kept because it helped there:
    what calls them (0.25 pulled in too much);
 5. for questions (not identifiers): tests x0.8, doc sections x0.8, release
    notes x0.5 — they mention everything the code does, in its words; type
-   declarations (struct, enum, interface, trait) x0.8 — they carry the
+   declarations (struct, enum, interface, trait, named type) x0.8 — they carry the
    words of what they configure, the code that does it is the answer;
 6. a file unit ranked above one of its own definitions goes just below
    the best of them (the definition is the precise answer). The same for a
@@ -83,10 +83,10 @@ TEST_WEIGHT = 0.8
 DOC_WEIGHT = 0.8
 #: Score factor for the blocks and text windows of files hookgraph has no code parser for, for questions.
 FALLBACK_WEIGHT = 0.8
-#: Score factor for type declarations (struct, enum, interface, trait) when the query is a question:
+#: Score factor for type declarations (struct, enum, interface, trait, named type) when the query is a question:
 #: a type shares the words of what it configures or carries, but the behaviour asked about is code.
 TYPE_WEIGHT = 0.8
-TYPE_KINDS = "struct,enum,interface,trait"
+TYPE_KINDS = "struct,enum,interface,trait,type"
 #: Score factor for release notes (CHANGES, CHANGELOG, HISTORY, NEWS) when the query is a question.
 CHANGELOG_WEIGHT = 0.5
 #: Containers (of these kinds) ranked above one of their own members go just below the best of them.

@@ -62,7 +62,7 @@ def _mermaid_shape(node: Node, label: str) -> str:
         return f'>"{label}"]'
     if node.kind == "file":
         return f'[/"{label}"/]'
-    if node.kind in ("class", "interface", "struct", "trait", "enum"):
+    if node.kind in ("class", "interface", "struct", "trait", "enum", "type"):
         return f'[["{label}"]]'
     return f'["{label}"]'
 
@@ -119,7 +119,7 @@ def _dot_node(node: Node) -> str:
         attrs.append('style="filled", fillcolor="#eeeeee", color="#bdbdbd", shape="cds"')
     elif node.kind == "file":
         attrs.append('shape="note"')
-    elif node.kind in ("class", "interface", "struct", "trait", "enum"):
+    elif node.kind in ("class", "interface", "struct", "trait", "enum", "type"):
         attrs.append('shape="box3d"')
     return f"    {node.id} [{', '.join(attrs)}];"
 

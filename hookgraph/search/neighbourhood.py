@@ -32,7 +32,7 @@ from hookgraph.store import Store, UnitRow
 MAX_FAN = 8
 #: Nodes drawn at most; beyond this, neighbours only appear as counts.
 MAX_NODES = 120
-_CONTAINERS = ("class", "interface", "struct", "trait", "enum", "impl", "module", "namespace", "object")
+_CONTAINERS = ("class", "interface", "struct", "trait", "enum", "type", "impl", "module", "namespace", "object")
 
 
 @dataclass

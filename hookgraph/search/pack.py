@@ -35,7 +35,7 @@ CHARS_PER_TOKEN = 4
 MAX_CALLEES = 6
 #: Lines of a class header at most (decorators, bases, docstring, attributes).
 MAX_HEADER_LINES = 12
-_CONTAINERS = ("class", "interface", "struct", "trait", "enum")
+_CONTAINERS = ("class", "interface", "struct", "trait", "enum", "type")
 
 
 def estimate_tokens(text: str) -> int:

@@ -27,6 +27,15 @@
   name: (type_identifier) @name.definition.interface
   type: (interface_type "{" @body)) @definition.interface
 
+; a named type that is neither a struct nor an interface (type Middlewares []func(http.Handler) http.Handler,
+; type WalkFunc func(...) error, type methodTyp uint): it has its doc comment, and often methods
+(type_spec
+  name: (type_identifier) @name.definition.type
+  type: [
+    (function_type) (slice_type) (map_type) (array_type) (channel_type) (pointer_type)
+    (type_identifier) (qualified_type) (generic_type)
+  ]) @definition.type
+
 ; methods an interface declares
 (interface_type
   (method_elem name: (field_identifier) @name.definition.method) @definition.method)
