@@ -161,6 +161,7 @@ Definitions (units)
 ``@definition.<kind>``
     the whole definition node; ``<kind>`` is a unit kind: ``function``,
     ``method``, ``class``, ``interface``, ``struct``, ``enum``, ``trait``,
+    ``type`` (a named type that is none of those: Go's ``type WalkFunc func()``),
     ``module``. Captured on two sibling nodes of one match (Dart writes a
     method as ``method_signature`` followed by ``function_body``), the
     definition runs from the first to the last.
@@ -182,7 +183,7 @@ Definitions (units)
     without the separator, and type arguments (``Vec<T>::push``) are dropped.
 
 Scoping is derived from node nesting, not from the query: a ``function``
-directly inside a class-like unit (class, interface, struct, enum, trait) or a
+directly inside a class-like unit (class, interface, struct, enum, trait, type) or a
 container is a ``method`` named ``Class.method``; classes nest as
 ``Outer.Inner``; anything inside a function or method is *not* a unit (it is
 part of that function's text, and its calls are attributed to that function);
