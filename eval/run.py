@@ -352,7 +352,8 @@ def index_project(spec: dict[str, Any], embedder: CachingEmbedder) -> Path:
     if report.pending:  # syncs queue texts (issue 12): embed them here, through the cache
         from hookgraph.embed.queue import drain
 
-        report.texts_embedded = drain(db, embedder._real).embedded
+        drained = drain(db, embedder._real)
+        report.texts_embedded, report.pending = drained.embedded, drained.remaining  # the summary tells the end state
     embedder.commit()
     index.parent.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(db) as plain:  # fold the WAL in so the copy is complete
@@ -444,7 +445,11 @@ def shares_no_word(question: str, gold: list[Gold]) -> bool:
 
 
 def load_questions(project: str, held_out: bool = False) -> list[Question]:
-    data = json.loads((QUESTIONS_DIR / f"{project}.json").read_text())
+    path = QUESTIONS_DIR / f"{project}.json"
+    if not path.exists():
+        raise SystemExit(f"eval: {path} does not exist: write the project's questions first "
+                         f"(see eval/questions/*.json), then run --fill and --check")
+    data = json.loads(path.read_text())
     out = []
     for item in data["questions"]:
         gold = []
