@@ -202,6 +202,12 @@ def worktree_changes(root: Path) -> list[str]:
     return [_decode(p) for p in out.split(b"\0") if p]
 
 
+def untracked_files(root: Path) -> list[str]:
+    """Files git does not track and does not ignore (``.gitignore``, ``info/exclude``), as git spells them."""
+    out = run(["ls-files", "--others", "--exclude-standard", "-z"], root)
+    return [_decode(p) for p in out.split(b"\0") if p]
+
+
 _OBJECT_NAME = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 

@@ -280,6 +280,27 @@ def test_answers_follow_the_working_tree_and_the_index_is_left_alone(tmp_path: P
     serve(repo, body)
 
 
+def test_a_new_untracked_file_is_in_the_answers_and_a_flood_of_them_is_told(tmp_path: Path) -> None:
+    """An agent writes a new file (not yet `git add`ed): the next answer has it; 200+ scratch files are said."""
+    from hookgraph.sync.target import MAX_UNTRACKED
+
+    repo = make_repo(tmp_path / "app", {"app.py": APP, ".gitignore": "build/\n"})
+    run_cli(repo, "index", "--wait", check=True)
+
+    async def body(session: ClientSession, call: Session) -> None:
+        write_files(repo, {"invoices.py": INVOICE, "build/gen.py": INVOICE.replace("compute_", "generated_")})
+        found = ok(await call("search", {"query": "compute_invoice_total", "top": 3}))
+        assert found["results"][0]["symbol"] == "compute_invoice_total"
+        assert found["results"][0]["path"] == "invoices.py"
+        assert found["uncommitted_paths"] == ["invoices.py"] and found["stale_paths"] == []  # build/ is ignored
+        write_files(repo, {f"scratch/s{i}.py": f"x = {i}\n" for i in range(MAX_UNTRACKED + 1)})
+        status = ok(await call("status", {}))
+        assert f"untracked files (more than {MAX_UNTRACKED}) are not in these answers" in status["note"]
+        assert "git add" in status["note"]
+
+    serve(repo, body)
+
+
 def test_without_sync_it_says_which_paths_are_stale(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "app", {"app.py": APP})
     run_cli(repo, "index", "--wait", check=True)

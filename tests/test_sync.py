@@ -194,6 +194,28 @@ def test_index_target_reads_staged_content(billing: Path, embedder) -> None:
     assert ("billing/helpers.py", "worktree_only") in names
 
 
+def test_the_worktree_target_takes_untracked_files_git_does_not_ignore(tmp_path: Path, embedder) -> None:
+    """An agent's new file is part of the working tree; an ignored one, or a flood of them, is not."""
+    from hookgraph.sync import target as target_module
+    from hookgraph.sync.target import read_target
+
+    repo = make_repo(tmp_path / "r", {"app.py": "def app():\n    return 1\n", ".gitignore": "build/\n"})
+    write_files(repo, {"new_feature.py": "def brand_new_feature():\n    return 2\n",
+                       "build/out.py": "def built():\n    return 3\n", "vendor/dep.py": "def dep():\n    pass\n"})
+    target = read_target(repo, "worktree")
+    assert "new_feature.py" in target.entries and target.overrides["new_feature.py"].startswith(b"def brand_new")
+    assert "build/out.py" not in target.entries  # ignored by .gitignore
+    assert "vendor/dep.py" not in target.entries  # the indexer skips vendored code: not even read
+    assert target.untracked_left_out == [] and "new_feature.py" not in read_target(repo, "index").entries
+    _sync(repo, embedder, kind="worktree")
+    assert ("new_feature.py", "brand_new_feature") in _qualnames(repo)
+
+    write_files(repo, {f"scratch/note_{i}.py": f"x = {i}\n" for i in range(target_module.MAX_UNTRACKED + 1)})
+    flooded = read_target(repo, "worktree")
+    assert len(flooded.untracked_left_out) == target_module.MAX_UNTRACKED + 2  # the scratch files and the new one
+    assert "new_feature.py" not in flooded.entries and "app.py" in flooded.entries
+
+
 def test_full_rebuild_gives_the_same_units(billing: Path, embedder) -> None:
     before = _qualnames(billing)
     report = _sync(billing, embedder, full=True)

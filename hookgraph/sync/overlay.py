@@ -193,6 +193,7 @@ class Workspace:
                     view.note = (f"{count(n, 'path')} {verb(n, 'differs', 'differ')} from the index and "
                                  f"{verb(n, 'is', 'are')} not synced "
                                  "(the server runs with --no-sync): run `hookgraph index --worktree` or commit")
+                _tell_untracked_left_out(view, target.untracked_left_out)
                 view.seconds = time.perf_counter() - started
                 return view
             digest = _digest(base, base_map)
@@ -200,6 +201,7 @@ class Workspace:
                 self._copy(base)
                 self._base_digest = digest
         self._sync_overlay(target, view)
+        _tell_untracked_left_out(view, target.untracked_left_out)
         view.seconds = time.perf_counter() - started
         return view
 
@@ -307,6 +309,18 @@ class Workspace:
             embedder = self.embedder(copy)
         if embedder is not None:
             drain(self.overlay_path, embedder, deadline=time.monotonic() + EMBED_SECONDS)
+
+
+def _tell_untracked_left_out(view: View, left_out: list[str]) -> None:
+    """Say that the answers lack the untracked files (too many of them to take in)."""
+    if not left_out:
+        return
+    from hookgraph.sync.target import MAX_UNTRACKED
+
+    n = len(left_out)
+    said = (f"{count(n, 'untracked file')} (more than {MAX_UNTRACKED}) {verb(n, 'is', 'are')} not in these answers: "
+            "`git add` the ones to search, list the rest in .gitignore")
+    view.note = f"{view.note}; {said}" if view.note else said
 
 
 def _digest(store: Store, file_map: dict[str, str]) -> str:

@@ -14,6 +14,9 @@ from pathlib import Path
 from hookgraph import git
 
 TARGETS = ("head", "index", "worktree")
+#: At most this many untracked files join a working-tree target (the MCP server's view, ``index --worktree``):
+#: a scratch folder nobody ignored must not turn every answer into a sync of thousands of files.
+MAX_UNTRACKED = 200
 
 
 class SyncError(Exception):
@@ -29,10 +32,18 @@ class Target:
     #: Contents that are not (yet) git objects: working-tree edits.
     overrides: dict[str, bytes] = field(default_factory=dict)
     commit: str | None = None
+    #: Untracked files of the working tree left out (more than :data:`MAX_UNTRACKED` of them).
+    untracked_left_out: list[str] = field(default_factory=list)
 
 
 def read_target(root: Path, kind: str) -> Target:
-    """The tree the store should match: HEAD (default), the index, or the working tree."""
+    """The tree the store should match: HEAD (default), the index, or the working tree.
+
+    The working tree includes the files git neither tracks nor ignores (an
+    agent's new file is part of what it sees), up to :data:`MAX_UNTRACKED` of
+    them; those the indexer would skip by name or size anyway (vendored,
+    binary, too large) are not read.
+    """
     if kind == "head":
         return Target(kind, git.tree_map(root), commit=git.head_commit(root))
     entries = git.index_map(root)
@@ -51,4 +62,28 @@ def read_target(root: Path, kind: str) -> Target:
             continue
         entries[path] = git.Entry(git.blob_sha(data), len(data))
         overrides[path] = data
-    return Target(kind, entries, overrides, commit=git.head_commit(root))
+    target = Target(kind, entries, overrides, commit=git.head_commit(root))
+    _add_untracked(root, target)
+    return target
+
+
+def _add_untracked(root: Path, target: Target) -> None:
+    from hookgraph.parse.filters import path_skip_reason
+
+    # what the indexer would skip by name (vendored, binary, data) is not counted, nor read
+    raws = [raw for raw in git.untracked_files(root) if path_skip_reason(git.path_key(raw), None) is None]
+    if len(raws) > MAX_UNTRACKED:
+        target.untracked_left_out = sorted(git.path_key(raw) for raw in raws)
+        return
+    for raw in raws:
+        path = git.path_key(raw)
+        try:
+            size = (root / raw).lstat().st_size
+        except OSError:
+            continue
+        if path_skip_reason(path, size) is not None:  # too large
+            continue
+        data = git.read_worktree_file(root, raw)
+        if data is not None:
+            target.entries[path] = git.Entry(git.blob_sha(data), len(data))
+            target.overrides[path] = data
