@@ -169,15 +169,28 @@ def test_a_bad_argument_is_a_one_line_tool_error_not_a_crash(app_repo: Path) -> 
     serve(app_repo, body)
 
 
-def _raw_session(repo: Path) -> subprocess.Popen[str]:
-    proc = subprocess.Popen([sys.executable, "-m", "hookgraph.cli", "mcp", "--no-sync"], cwd=repo, env=clean_env(),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def _raw_session(repo: Path, *args: str) -> subprocess.Popen[str]:
+    """``hookgraph mcp ARGS`` (default ``--no-sync``) spoken to line by line, initialised."""
+    proc = subprocess.Popen([sys.executable, "-m", "hookgraph.cli", "mcp", *(args or ("--no-sync",))], cwd=repo,
+                            env=clean_env(), stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            text=True)
     assert proc.stdin is not None
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "raw", "version": "1"}}}) + "\n")
     proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
     proc.stdin.flush()
     return proc
+
+
+def _close(proc: subprocess.Popen[str]) -> str:
+    """End the session (stdin closed: the server exits); its stderr."""
+    assert proc.stdin is not None
+    proc.stdin.close()
+    try:
+        proc.wait(timeout=30)
+    finally:
+        proc.kill()
+    return proc.stderr.read() if proc.stderr else ""
 
 
 def _reply(proc: subprocess.Popen[str], timeout: float = 60) -> dict[str, Any]:
@@ -222,12 +235,8 @@ def test_malformed_json_rpc_gets_an_error_reply_and_the_server_keeps_serving(app
         assert answer["id"] == 20 and not answer["result"].get("isError"), answer
         assert "fetch_page" in answer["result"]["content"][0]["text"]
     finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=30)
-        finally:
-            proc.kill()
-    assert proc.returncode == 0 and "Traceback" not in (proc.stderr.read() if proc.stderr else "")
+        err = _close(proc)
+    assert proc.returncode == 0 and "Traceback" not in err
 
 
 def _sha(path: Path) -> str:
@@ -368,15 +377,9 @@ def test_a_parser_crash_while_syncing_the_working_tree_leaves_the_file_out_not_t
     write_files(repo, {**{f"gen/big_{n}.py": BIG for n in range(3)},
                        "app/retry.py": "def retry_later(job):\n    return job.schedule(delay=30)\n"})
     git(repo, "add", "-A")  # an agent's new files, staged (the working-tree view is of tracked files)
-    proc = subprocess.Popen([sys.executable, "-m", "hookgraph.cli", "mcp"], cwd=repo, env=clean_env(),
-                            stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    assert proc.stdin is not None and proc.stdout is not None
+    proc = _raw_session(repo, "--max-sync", "200")  # syncing, as agents run it
+    assert proc.stdout is not None
     try:
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "raw", "version": "1"}}}) + "\n")
-        proc.stdin.write(json.dumps({"jsonrpc": "2.0", "method": "notifications/initialized"}) + "\n")
-        proc.stdin.flush()
         assert _reply(proc)["id"] == 1
         _call(proc, 2, "search", {"query": "retry_later", "top": 3})
         crumb = crash_guard.breadcrumb_path(proc.pid)
@@ -405,12 +408,7 @@ def test_a_parser_crash_while_syncing_the_working_tree_leaves_the_file_out_not_t
         _call(proc, 4, "search", {"query": "handler_8999", "top": 5})
         assert {r["path"] for r in _answer(_reply(proc))["results"]} >= set(others)
     finally:
-        proc.stdin.close()
-        try:
-            proc.wait(timeout=30)
-        finally:
-            proc.kill()
-    err = proc.stderr.read() if proc.stderr else ""
+        err = _close(proc)
     assert proc.returncode == 0 and "Traceback" not in err and "Fatal Python error" not in err, err
     with Store(db_path(repo)) as store:  # the index itself is never written: the crash stays in the copy
         assert not [p for p in store.file_map() if p.startswith("gen/")]
