@@ -59,6 +59,7 @@ from hookgraph import git
 from hookgraph.plural import count, verb
 from hookgraph.sync import crash_guard
 from hookgraph.sync.freshness import diff_maps
+from hookgraph.sync.target import MAX_UNTRACKED
 from hookgraph.store import SIDECARS, VOLATILE_META, Store, StoreError, db_path
 
 if TYPE_CHECKING:
@@ -243,9 +244,10 @@ class Workspace:
         with Store(self.overlay_path, readonly=True) as copy:
             differ = diff_maps(copy.file_map(), target.entries)
             embedder = self.embedder(copy) if differ else None
+            crashed = copy.paths_with_status(crash_guard.SKIP_STATUS)
         if not differ:
             view.synced = True
-            self._tell_left_out(view)
+            _tell_crashed(view, crashed)
             return
         if len(differ) > self.max_sync_files:
             view.stale_paths = differ
@@ -286,18 +288,9 @@ class Workspace:
             return
         view.synced = True
         view.files_synced = int(done["changed"])
-        self._tell_left_out(view)
+        with Store(self.overlay_path, readonly=True) as copy:  # the sync may have left files out, or taken them back
+            _tell_crashed(view, copy.paths_with_status(crash_guard.SKIP_STATUS))
         self._embed_some(int(done["pending"]))
-
-    def _tell_left_out(self, view: View) -> None:
-        """Name the files the parser crashed on (this refresh or a hook before it): answers lack them."""
-        with Store(self.overlay_path, readonly=True) as copy:
-            crashed = copy.paths_with_status(crash_guard.SKIP_STATUS)
-        if crashed:
-            view.stale_paths = sorted(set(view.stale_paths) | set(crashed))
-            n = len(crashed)
-            view.note = (f"the parser crashed on {', '.join(crashed)}: left out of these answers until "
-                         f"{verb(n, 'it changes', 'they change')}; the rest of the working tree is synced")
 
     def _embed_some(self, pending: int) -> None:
         """Embed the copy's own waiting texts for a moment (the index's are the background embedder's)."""
@@ -311,12 +304,19 @@ class Workspace:
             drain(self.overlay_path, embedder, deadline=time.monotonic() + EMBED_SECONDS)
 
 
+def _tell_crashed(view: View, crashed: list[str]) -> None:
+    """Name the files the parser crashed on (this refresh or a hook before it): answers lack them."""
+    if crashed:
+        view.stale_paths = sorted(set(view.stale_paths) | set(crashed))
+        n = len(crashed)
+        view.note = (f"the parser crashed on {', '.join(crashed)}: left out of these answers until "
+                     f"{verb(n, 'it changes', 'they change')}; the rest of the working tree is synced")
+
+
 def _tell_untracked_left_out(view: View, left_out: list[str]) -> None:
     """Say that the answers lack the untracked files (too many of them to take in)."""
     if not left_out:
         return
-    from hookgraph.sync.target import MAX_UNTRACKED
-
     n = len(left_out)
     said = (f"{count(n, 'untracked file')} (more than {MAX_UNTRACKED}) {verb(n, 'is', 'are')} not in these answers: "
             "`git add` the ones to search, list the rest in .gitignore")
