@@ -304,10 +304,26 @@ def test_a_new_untracked_file_is_in_the_answers_and_a_flood_of_them_is_told(tmp_
         assert found["uncommitted_paths"] == ["invoices.py"] and found["stale_paths"] == []  # build/ is ignored
         write_files(repo, {f"scratch/s{i}.py": f"x = {i}\n" for i in range(MAX_UNTRACKED + 1)})
         status = ok(await call("status", {}))
-        assert f"untracked files (more than {MAX_UNTRACKED}) are not in these answers" in status["note"]
+        assert f"{MAX_UNTRACKED + 2} untracked files are not in these answers (too many" in status["note"]
         assert "git add" in status["note"]
 
     serve(repo, body)
+
+
+def test_untracked_files_give_way_when_they_and_the_edits_exceed_max_sync(tmp_path: Path) -> None:
+    """`hookgraph index` cannot take untracked files in, so they must never stop tracked edits from syncing."""
+    repo = make_repo(tmp_path / "app", {"app.py": APP})
+    run_cli(repo, "index", "--wait", check=True)
+
+    async def body(session: ClientSession, call: Session) -> None:
+        write_files(repo, {"app.py": APP + INVOICE, **{f"notes/n{i}.py": f"y = {i}\n" for i in range(6)}})
+        found = ok(await call("search", {"query": "compute_invoice_total", "top": 3}))
+        assert found["results"][0]["symbol"] == "compute_invoice_total"  # the tracked edit is synced
+        assert found["uncommitted_paths"] == ["app.py"] and found["stale_paths"] == []
+        status = ok(await call("status", {}))
+        assert "6 untracked files are not in these answers" in status["note"] and status["synced"] is True
+
+    serve(repo, body, "--max-sync", "5")
 
 
 def test_without_sync_it_says_which_paths_are_stale(tmp_path: Path) -> None:

@@ -249,6 +249,17 @@ class Workspace:
             view.synced = True
             _tell_crashed(view, crashed)
             return
+        if len(differ) > self.max_sync_files and target.untracked:
+            # the tracked edits alone may fit: untracked files are the ones `hookgraph index` cannot take in
+            tracked = [path for path in differ if path not in set(target.untracked)]
+            if len(tracked) <= self.max_sync_files:
+                dropped = set(target.leave_out_untracked())
+                view.uncommitted_paths = [path for path in view.uncommitted_paths if path not in dropped]
+                differ = tracked
+                if not differ:
+                    view.synced = True
+                    _tell_crashed(view, crashed)
+                    return
         if len(differ) > self.max_sync_files:
             view.stale_paths = differ
             view.note = (f"{count(len(differ), 'path')} {verb(len(differ), 'differs', 'differ')} between the index "
@@ -318,7 +329,8 @@ def _tell_untracked_left_out(view: View, left_out: list[str]) -> None:
     if not left_out:
         return
     n = len(left_out)
-    said = (f"{count(n, 'untracked file')} (more than {MAX_UNTRACKED}) {verb(n, 'is', 'are')} not in these answers: "
+    said = (f"{count(n, 'untracked file')} {verb(n, 'is', 'are')} not in these answers (too many to take in "
+            f"on the fly; at most {MAX_UNTRACKED}, and within --max-sync with the edits): "
             "`git add` the ones to search, list the rest in .gitignore")
     view.note = f"{view.note}; {said}" if view.note else said
 

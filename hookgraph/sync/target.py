@@ -32,8 +32,19 @@ class Target:
     #: Contents that are not (yet) git objects: working-tree edits.
     overrides: dict[str, bytes] = field(default_factory=dict)
     commit: str | None = None
-    #: Untracked files of the working tree left out (more than :data:`MAX_UNTRACKED` of them).
+    #: Untracked files of the working tree taken in, and those left out (more than :data:`MAX_UNTRACKED`).
+    untracked: list[str] = field(default_factory=list)
     untracked_left_out: list[str] = field(default_factory=list)
+
+    def leave_out_untracked(self) -> list[str]:
+        """Drop the untracked files taken in (too much to sync at once); the paths dropped."""
+        dropped = self.untracked
+        for path in dropped:
+            self.entries.pop(path, None)
+            self.overrides.pop(path, None)
+        self.untracked_left_out = sorted(set(self.untracked_left_out) | set(dropped))
+        self.untracked = []
+        return dropped
 
 
 def read_target(root: Path, kind: str) -> Target:
@@ -87,3 +98,4 @@ def _add_untracked(root: Path, target: Target) -> None:
         if data is not None:
             target.entries[path] = git.Entry(git.blob_sha(data), len(data))
             target.overrides[path] = data
+            target.untracked.append(path)
