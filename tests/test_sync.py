@@ -9,7 +9,7 @@ import pytest
 from hookgraph import git as g
 from hookgraph.store import Store, db_path
 from hookgraph.sync import SyncError
-from tests.conftest import commit_all, git, index_now, make_repo, write_files
+from tests.conftest import commit_all, git, index_now, make_repo, run_cli, write_files
 
 SERVICE = '''"""Billing service."""
 
@@ -214,6 +214,8 @@ def test_the_worktree_target_takes_untracked_files_git_does_not_ignore(tmp_path:
     flooded = read_target(repo, "worktree")
     assert len(flooded.untracked_left_out) == target_module.MAX_UNTRACKED + 2  # the scratch files and the new one
     assert "new_feature.py" not in flooded.entries and "app.py" in flooded.entries
+    told = run_cli(repo, "index", "--worktree", "--no-wait")
+    assert told.returncode == 0 and f"{target_module.MAX_UNTRACKED + 2} untracked files not indexed" in told.stderr
 
 
 def test_full_rebuild_gives_the_same_units(billing: Path, embedder) -> None:

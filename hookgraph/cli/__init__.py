@@ -122,6 +122,12 @@ def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quie
                   progress=_progress_bar if terminal else None, background=not foreground)
     for warning in report.warnings:
         click.echo(f"hookgraph: warning: {shown(warning)}", err=True)
+    if target.untracked_left_out:
+        from hookgraph.sync.target import MAX_UNTRACKED
+
+        n = len(target.untracked_left_out)
+        click.echo(f"hookgraph: note: {n} untracked files not indexed (more than {MAX_UNTRACKED}): "
+                   "`git add` the ones to search, list the rest in .gitignore", err=True)
     if not quiet:
         click.echo(report.summary("now" if foreground else None))
     if foreground and report.pending:
