@@ -215,7 +215,7 @@ def test_the_worktree_target_takes_untracked_files_git_does_not_ignore(tmp_path:
     assert len(flooded.untracked_left_out) == target_module.MAX_UNTRACKED + 2  # the scratch files and the new one
     assert "new_feature.py" not in flooded.entries and "app.py" in flooded.entries
     told = run_cli(repo, "index", "--worktree", "--no-wait")
-    assert told.returncode == 0 and f"{target_module.MAX_UNTRACKED + 2} untracked files not indexed" in told.stderr
+    assert told.returncode == 0 and f"{target_module.MAX_UNTRACKED + 2} untracked files are not indexed" in told.stderr
 
 
 def test_full_rebuild_gives_the_same_units(billing: Path, embedder) -> None:

@@ -123,11 +123,9 @@ def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quie
     for warning in report.warnings:
         click.echo(f"hookgraph: warning: {shown(warning)}", err=True)
     if target.untracked_left_out:
-        from hookgraph.sync.target import MAX_UNTRACKED
+        from hookgraph.sync.target import untracked_left_out_line
 
-        n = len(target.untracked_left_out)
-        click.echo(f"hookgraph: note: {n} untracked files not indexed (more than {MAX_UNTRACKED}): "
-                   "`git add` the ones to search, list the rest in .gitignore", err=True)
+        click.echo(f"hookgraph: note: {untracked_left_out_line(target.untracked_left_out, 'indexed')}", err=True)
     if not quiet:
         click.echo(report.summary("now" if foreground else None))
     if foreground and report.pending:

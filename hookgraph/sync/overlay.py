@@ -59,7 +59,7 @@ from hookgraph import git
 from hookgraph.plural import count, verb
 from hookgraph.sync import crash_guard
 from hookgraph.sync.freshness import diff_maps
-from hookgraph.sync.target import MAX_UNTRACKED
+from hookgraph.sync.target import untracked_left_out_line
 from hookgraph.store import SIDECARS, VOLATILE_META, Store, StoreError, db_path
 
 if TYPE_CHECKING:
@@ -251,7 +251,8 @@ class Workspace:
             return
         if len(differ) > self.max_sync_files and target.untracked:
             # the tracked edits alone may fit: untracked files are the ones `hookgraph index` cannot take in
-            tracked = [path for path in differ if path not in set(target.untracked)]
+            untracked = set(target.untracked)
+            tracked = [path for path in differ if path not in untracked]
             if len(tracked) <= self.max_sync_files:
                 dropped = set(target.leave_out_untracked())
                 view.uncommitted_paths = [path for path in view.uncommitted_paths if path not in dropped]
@@ -326,13 +327,9 @@ def _tell_crashed(view: View, crashed: list[str]) -> None:
 
 def _tell_untracked_left_out(view: View, left_out: list[str]) -> None:
     """Say that the answers lack the untracked files (too many of them to take in)."""
-    if not left_out:
-        return
-    n = len(left_out)
-    said = (f"{count(n, 'untracked file')} {verb(n, 'is', 'are')} not in these answers (too many to take in "
-            f"on the fly; at most {MAX_UNTRACKED}, and within --max-sync with the edits): "
-            "`git add` the ones to search, list the rest in .gitignore")
-    view.note = f"{view.note}; {said}" if view.note else said
+    if left_out:
+        said = untracked_left_out_line(left_out, "in these answers")
+        view.note = f"{view.note}; {said}" if view.note else said
 
 
 def _digest(store: Store, file_map: dict[str, str]) -> str:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgraph import git
+from hookgraph.plural import count, verb
 
 TARGETS = ("head", "index", "worktree")
 #: At most this many untracked files join a working-tree target (the MCP server's view, ``index --worktree``):
@@ -76,6 +77,13 @@ def read_target(root: Path, kind: str) -> Target:
     target = Target(kind, entries, overrides, commit=git.head_commit(root))
     _add_untracked(root, target)
     return target
+
+
+def untracked_left_out_line(left_out: list[str], where: str) -> str:
+    """The one line for untracked files left out (``where``: "indexed", "in these answers"), with the remedy."""
+    n = len(left_out)
+    return (f"{count(n, 'untracked file')} {verb(n, 'is', 'are')} not {where} (too many to take in at once; at "
+            f"most {MAX_UNTRACKED}): `git add` the ones to search, list the rest in .gitignore")
 
 
 def _add_untracked(root: Path, target: Target) -> None:
