@@ -278,6 +278,30 @@ def test_objc_protocols_and_adopted_protocols() -> None:
     assert {t for _s, t, _f in edges(pf, "imports")} == {"Foo.h", "Foundation"}
 
 
+def test_objcpp_file_keeps_the_dialect_parse_that_finds_more_definitions() -> None:
+    """An Objective-C++ ``.mm`` file that is mostly C++ is read as C++ (``reparse_with``), one that
+    is mostly ``@implementation`` stays Objective-C: as Objective-C, React Native's message thread
+    loses its constructor and destructor and every method loses its class."""
+    thread = parsed("objc", "react-native/RCTMessageThread.mm")
+    assert thread.language == "cpp"
+    qualified = "facebook::react::RCTMessageThread::"
+    assert units_of(thread) == {("method", qualified + name, first, last) for name, first, last in [
+        ("RCTMessageThread", 25, 29), ("~RCTMessageThread", 31, 35), ("runAsync", 38, 48), ("runSync", 51, 64),
+        ("tryFunc", 66, 72), ("runOnQueue", 74, 84), ("runOnQueueSync", 86, 96), ("quitSynchronous", 98, 103),
+        ("setRunLoop", 105, 110)]}
+    assert ("facebook::react::RCTMessageThread::runSync", "runAsync") in {
+        (s, t) for s, t, _f in edges(thread, "calls")}
+    as_objc = parse_file("RCTMessageThread.m", (FIXTURES / "objc/react-native/RCTMessageThread.mm").read_bytes())
+    assert as_objc is not None and as_objc.language == "objc"  # a .m file is never reparsed
+    assert len(units_of(as_objc)) < len(units_of(thread))
+
+    pointer = parsed("objc", "react-native/RCTManagedPointer.mm")
+    assert pointer.language == "objc" and pointer.had_errors  # C++ finds nothing in it
+    assert units_of(pointer) == {("class", "RCTManagedPointer", 10, 27),
+                                 ("method", "RCTManagedPointer.initWithPointer", 14, 20),
+                                 ("method", "RCTManagedPointer.voidPointer", 22, 25)}
+
+
 # Shapes from lz4 4.4.5's bundled xxhash and python-lz4's _frame.c, where the grammar's error
 # recovery used to name units after a type or a keyword.
 EXPORT_MACRO_SOURCE = b"""/* Hash a buffer in one call. */

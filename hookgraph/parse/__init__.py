@@ -21,7 +21,7 @@ import re
 from bisect import bisect_left
 from typing import Any, cast
 
-from .languages import TEXT_LANGUAGE, Language, LanguageSpec, language_for, load_language
+from .languages import TEXT_LANGUAGE, Language, LanguageSpec, language_for, load_language, reparse_languages
 from .units import CodeUnit, Edge, ParsedFile
 
 __all__ = ["parse_file", "parse_bytes", "SIGNATURE_MAX"]
@@ -64,7 +64,18 @@ def parse_file(path: str, data: bytes, *, text_chunks: bool = True) -> ParsedFil
         return parsed
     if not text_chunks and load_language(lang).spec.fallback == "chunks":
         return None
-    return parse_bytes(path, data, lang)
+    parsed = parse_bytes(path, data, lang)
+    if parsed.had_errors:
+        for other in reparse_languages(lang, path):
+            candidate = parse_bytes(path, data, other)
+            if _definitions(candidate) > _definitions(parsed):
+                parsed = candidate
+    return parsed
+
+
+def _definitions(parsed: ParsedFile) -> int:
+    """How many units a parse found besides the file itself (which parse of a dialect kept more)."""
+    return sum(1 for u in parsed.units if u.kind != "file")
 
 
 def parse_bytes(path: str, data: bytes, lang: str) -> ParsedFile:

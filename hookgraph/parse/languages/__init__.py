@@ -81,6 +81,14 @@ Each key is a hookgraph language id; its object has:
     definition has no leading comment of its own, the comments above its
     overloads are its doc, in source order (rxjs documents ``timer`` on its
     first overload only).
+``reparse_with``
+    ``{extension: [language id, ...]}``: a file with that extension that
+    this language parses with syntax errors is parsed as each of these
+    languages too, and the parse that finds the most definitions is kept
+    (:func:`hookgraph.parse.parse_file`). For a dialect no grammar knows
+    whole: an Objective-C++ ``.mm`` file mixes ``@implementation`` blocks
+    with C++ classes; as Objective-C, a file that is mostly
+    ``jsi::HostObject`` methods loses them all, as C++ the reverse.
 ``query``
     the ``.scm`` file in this folder, or a list of them concatenated in order
     (``tsx`` is ``typescript.scm`` + ``jsx.scm``).
@@ -287,6 +295,7 @@ __all__ = [
     "LanguageSpec",
     "Language",
     "language_for_path",
+    "reparse_languages",
     "language_for",
     "interpreter_language",
     "display_name",
@@ -357,6 +366,7 @@ class LanguageSpec:
     doc_strip: re.Pattern[str] | None = None
     self_names: frozenset[str] = frozenset()
     overload_signatures: frozenset[str] = frozenset()
+    reparse_with: tuple[tuple[str, tuple[str, ...]], ...] = ()
 
     @property
     def display_name(self) -> str:
@@ -416,6 +426,7 @@ def _spec(lang_id: str, entry: dict, fallback: str | None) -> LanguageSpec:
         self_receivers=frozenset(entry.get("self_receivers", ())),
         self_names=frozenset(entry.get("self_names", ())),
         overload_signatures=frozenset(entry.get("overload_signatures", ())),
+        reparse_with=tuple((ext.lower(), tuple(ids)) for ext, ids in entry.get("reparse_with", {}).items()),
     )
 
 
@@ -488,6 +499,19 @@ def _extension_match(path: str) -> tuple[str | None, str | None]:
         if lower.endswith(ext) and len(lower) > len(ext):
             return lang_id, ext
     return None, None
+
+
+def reparse_languages(lang: str, path: str) -> tuple[str, ...]:
+    """The languages a file of ``lang`` at ``path`` is parsed as too when ``lang`` finds syntax errors
+    (``reparse_with``; empty for most files)."""
+    rules = REGISTRY[lang].reparse_with
+    if not rules:
+        return ()
+    lower = os.path.basename(path.replace("\\", "/")).lower()
+    for ext, ids in rules:
+        if lower.endswith(ext):
+            return ids
+    return ()
 
 
 def language_for_path(path: str) -> str | None:
