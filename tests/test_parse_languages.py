@@ -415,6 +415,7 @@ def test_python_units():
     pf = parse_file("src/requests/sessions.py", PYTHON.encode())
     assert pf.language == "python" and not pf.had_errors
     assert units_of(pf) == {
+        ("constant", "DEFAULT_REDIRECTS", 15, 15),  # a module-level UPPER_CASE name
         ("function", "merge_setting", 18, 27),
         ("class", "SessionRedirectMixin", 30, 33),
         ("method", "SessionRedirectMixin.resolve_redirects", 32, 33),
@@ -426,6 +427,7 @@ def test_python_units():
         ("method", "Session.request", 54, 62),
         ("function", "session", 65, 66),
     }
+    assert unit(pf, "DEFAULT_REDIRECTS").docstring == "Default number of redirects to follow."
     # the closure to_key_val_list is part of merge_setting, not a unit
     assert "to_key_val_list" not in {u.name for u in pf.units}
 
@@ -454,7 +456,8 @@ def test_python_edges():
     assert has_edge(pf, "contains", path, "Session", line=36)
     assert has_edge(pf, "contains", "Session", "Session.request")
     assert has_edge(pf, "contains", "Session", "Session.Config")
-    assert edges_from(pf, "contains", path) == {"merge_setting", "SessionRedirectMixin", "Session", "session"}
+    assert edges_from(pf, "contains", path) == {"DEFAULT_REDIRECTS", "merge_setting", "SessionRedirectMixin", "Session",
+                                                "session"}
     # imports, module-level and local
     assert has_edge(pf, "imports", path, "os.path", line=8)
     assert has_edge(pf, "imports", path, "collections")

@@ -972,6 +972,70 @@ def test_go_named_types_that_are_no_struct_are_units_with_their_docs():
     assert unit(pf, "WalkFunc").docstring == "WalkFunc is called for each route."
 
 
+# --------------------------------------------------------------------------- named values (chi, ureq, requests)
+
+
+def test_go_package_constants_and_variables_are_units_with_their_docs():
+    """chi documents ``DefaultLogger`` and ``RequestIDHeader`` as package variables: ``ask`` finds them by name."""
+    pf = parse("go/middleware/logger.go", "middleware/logger.go")
+    assert not pf.had_errors
+    logger = unit(pf, "DefaultLogger")  # the second name of a var ( ... ) group
+    assert (logger.kind, logger.start_line, logger.end_line) == ("variable", 20, 20)
+    assert logger.signature == "DefaultLogger func(next http.Handler) http.Handler"
+    assert logger.docstring.startswith("DefaultLogger is called by the Logger middleware handler to log each request.")
+    assert unit(pf, "LogEntryCtxKey").kind == "variable"
+    assert has_edge(pf, "contains", "middleware/logger.go", "DefaultLogger")
+    # only package-level values: the ones inside functions are part of them
+    assert {u.name for u in pf.units if u.kind in ("constant", "variable")} == {"LogEntryCtxKey", "DefaultLogger"}
+    # the file unit lists what the file does, not its values
+    assert "DefaultLogger" not in pf.units[0].text and "RequestLogger" in pf.units[0].text
+
+    pf = parse("go/middleware/request_id.go", "middleware/request_id.go")
+    key = unit(pf, "RequestIDKey")  # a lone `const X T = v`: the unit holds the keyword and its doc
+    assert (key.kind, key.start_line, key.signature) == ("constant", 21, "const RequestIDKey ctxKeyRequestID = 0")
+    assert key.docstring == "RequestIDKey is the key that holds the unique request ID in a request context."
+    header = unit(pf, "RequestIDHeader")
+    assert (header.kind, header.start_line, header.end_line) == ("variable", 25, 25)
+    assert header.docstring.startswith("RequestIDHeader is the name of the HTTP Header which contains the request id.")
+    assert unit(pf, "prefix").docstring == "" and unit(pf, "reqid").kind == "variable"
+    # `var _ Router = &Mux{}` (an interface check) names nothing
+    pf = parse_file("mux.go", b"package chi\n\nvar _ Router = &Mux{}\n\nconst (\n\t_ = iota\n\tmA\n)\n")
+    assert pf is not None and {(u.kind, u.name) for u in pf.units if u.kind != "file"} == {("constant", "mA")}
+
+
+def test_rust_consts_statics_and_python_module_constants_are_units():
+    """ureq 2.6.2's response.rs limits (Debian librust-ureq-dev) and requests' adapters.py defaults."""
+    source = b"""pub const DEFAULT_CONTENT_TYPE: &str = "text/plain";
+pub const DEFAULT_CHARACTER_SET: &str = "utf-8";
+const INTO_STRING_LIMIT: usize = 10 * 1_024 * 1_024;
+// Follow the example of curl and limit a single header to 100kB:
+// https://curl.se/libcurl/c/CURLOPT_HEADERFUNCTION.html
+const MAX_HEADER_SIZE: usize = 100 * 1_024;
+static NEXT_ID: AtomicUsize = AtomicUsize::new(0);
+
+impl Response {
+    const LIMIT: usize = 8;
+    fn size(&self) -> usize { const LOCAL: usize = 1; LOCAL }
+}
+"""
+    pf = parse_file("src/response.rs", source)
+    assert pf is not None and not pf.had_errors
+    values = {(u.kind, u.qualname, u.start_line) for u in pf.units if u.kind in ("constant", "variable")}
+    assert values == {("constant", "DEFAULT_CONTENT_TYPE", 1), ("constant", "DEFAULT_CHARACTER_SET", 2),
+                      ("constant", "INTO_STRING_LIMIT", 3), ("constant", "MAX_HEADER_SIZE", 6),
+                      ("variable", "NEXT_ID", 7), ("constant", "Response::LIMIT", 10)}  # not LOCAL: inside a fn
+    assert unit(pf, "MAX_HEADER_SIZE").docstring.startswith("Follow the example of curl and limit a single header")
+    assert has_edge(pf, "calls", "NEXT_ID", "new")
+
+    path = Path(__file__).parent / "fixtures" / "requests_repo" / "requests" / "adapters.py"
+    pf = parse_file("requests/adapters.py", path.read_bytes())
+    assert pf is not None
+    values = {(u.name, u.start_line) for u in pf.units if u.kind == "constant"}
+    assert {("DEFAULT_POOLBLOCK", 71), ("DEFAULT_POOLSIZE", 72), ("DEFAULT_RETRIES", 73)} <= values
+    assert all(name.lstrip("_").isupper() for name, _line in values)  # module names in lower case are no constants
+    assert unit(pf, "DEFAULT_POOLSIZE").signature == "DEFAULT_POOLSIZE = 10"
+
+
 # --------------------------------------------------------------------------- TypeScript overloads (rxjs)
 
 

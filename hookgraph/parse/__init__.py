@@ -33,6 +33,12 @@ FUNCTION_KINDS = frozenset({"function", "method"})
 #: Kinds whose member functions become methods ``Class.method``.
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "type"})
 
+#: Kinds of named values (Go ``const`` / package ``var``, Rust ``const`` / ``static``, Python module
+#: ``UPPER_CASE = ...``): units, found by name, but left out of the file unit's list of what the file
+#: defines, which says what the file does (twenty one-line constants would crowd out its functions there,
+#: and in the file's meaning).
+VALUE_KINDS = frozenset({"constant", "variable"})
+
 #: Reference capture kind (``@name.reference.<kind>``) -> edge kind.
 EDGE_KIND_OF_REFERENCE = {"call": "calls", "import": "imports", "inherits": "inherits"}
 
@@ -831,7 +837,11 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
         )
         if name and name not in defined
     ]
-    fingerprint = _fingerprint(path, "defines", _with_members(top_names, units), file_doc, exports)
+    behaviour = [u for u in units if u.kind not in VALUE_KINDS]
+    described = {u.qualname for u in behaviour}
+    fingerprint = _fingerprint(
+        path, "defines", _with_members([q for q in top_names if q in described], behaviour), file_doc, exports
+    )
     file_unit = CodeUnit(
         path=path,
         kind="file",

@@ -23,6 +23,8 @@ UNIT_KINDS = (
     "enum",
     "trait",
     "type",
+    "constant",
+    "variable",
     "module",
     "table",
     "view",

@@ -87,6 +87,11 @@ FALLBACK_WEIGHT = 0.8
 #: a type shares the words of what it configures or carries, but the behaviour asked about is code.
 TYPE_WEIGHT = 0.8
 TYPE_KINDS = "struct,enum,interface,trait,type"
+#: Score factor for named values (constants, package variables, statics) when the query is a
+#: question: one line that shares a word with the question (``errTimedOut``, ``MousetrapHelpText``) is
+#: rarely the behaviour asked about; asked by name, a value ranks like any other unit.
+VALUE_WEIGHT = 0.7
+VALUE_KINDS = "constant,variable"
 #: Score factor for release notes (CHANGES, CHANGELOG, HISTORY, NEWS) when the query is a question.
 CHANGELOG_WEIGHT = 0.5
 #: Containers (of these kinds) ranked above one of their own members go just below the best of them.
@@ -355,6 +360,8 @@ def secondary_weight(unit: UnitRow) -> tuple[float, str]:
         return FALLBACK_WEIGHT, "not code: a block of markup, config or text"
     if TYPE_WEIGHT != 1.0 and unit.kind in TYPE_KINDS.split(","):
         return TYPE_WEIGHT, "a type, not behaviour"
+    if VALUE_WEIGHT != 1.0 and unit.kind in VALUE_KINDS.split(","):
+        return VALUE_WEIGHT, "a named value, not behaviour"
     return 1.0, ""
 
 

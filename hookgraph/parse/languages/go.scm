@@ -36,6 +36,13 @@
     (type_identifier) (qualified_type) (generic_type)
   ]) @definition.type
 
+; package-level named values: each name of `const X = ...` / `var ( X T; Y = z )` (DefaultLogger,
+; RequestIDHeader, ErrNotFound); inside a function they are part of it, like everything there
+((const_spec name: (identifier) @name.definition.constant) @definition.constant
+  (#not-eq? @name.definition.constant "_"))
+((var_spec name: (identifier) @name.definition.variable) @definition.variable
+  (#not-eq? @name.definition.variable "_"))
+
 ; methods an interface declares
 (interface_type
   (method_elem name: (field_identifier) @name.definition.method) @definition.method)

@@ -10,6 +10,12 @@
   name: (identifier) @name.definition.function
   body: (block) @body) @definition.function
 
+; module constants: DEFAULT_TIMEOUT = 10, RETRY_STATUSES: frozenset[int] = ... (an UPPER_CASE name
+; assigned at module level; other module names are mostly imports' aliases and helpers' state)
+(module
+  (assignment left: (identifier) @name.definition.constant) @definition.constant
+  (#match? @name.definition.constant "^_*[A-Z][A-Z0-9_]*$"))
+
 ; ---------------------------------------------------------------- documentation
 
 ; module docstring: first statement, possibly after comments (shebang, coding, licence)

@@ -31,6 +31,11 @@
   name: (identifier) @name.definition.module
   body: (declaration_list) @body) @definition.module
 
+; named values: const MAX_HEADER_SIZE: usize = ...; static NEXT_ID: AtomicUsize = ...
+; (inside an impl they are the type's: Header::SIZE; inside a fn, part of it)
+(const_item name: (identifier) @name.definition.constant) @definition.constant
+(static_item name: (identifier) @name.definition.variable) @definition.variable
+
 ; impl Foo / impl<T> Foo<T> / impl Trait for path::Foo / for &mut Foo<R> / for str:
 ; prefixes method names, not a unit
 (impl_item
