@@ -217,6 +217,9 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         if not results and path_glob and not _any_path_matches(store, path_glob):
             click.echo(f"hookgraph: no indexed path matches --path {shown(path_glob)!r}", err=True)
         notes = ask_notes(store, query)
+        parser_note = freshness.older_parser_note(store)
+        if parser_note:
+            notes.append(parser_note)
         no_links = graph_note(query, results)
         if no_links:
             notes.append(no_links)
@@ -366,8 +369,10 @@ def status(as_json: bool) -> None:
                 "last_error": worker.last_error(root),
             },
             "languages": [c.as_json() for c in coverage],
+            "parsed_by_this_version": freshness.parsed_by_this_parser(store),
             "bytes": store.path.stat().st_size,
         }
+        parser_note = freshness.older_parser_note(store)
     if as_json:
         click.echo(json.dumps(info, indent=2))
         return
@@ -402,6 +407,8 @@ def status(as_json: bool) -> None:
         if paths:
             listed = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
             click.echo(f"stale vs {label}: {shown(listed)}")
+    if parser_note:
+        click.echo(f"parser:    {parser_note}")
 
 
 def _queue_line(info: dict[str, Any]) -> str:

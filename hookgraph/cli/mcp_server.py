@@ -185,6 +185,7 @@ class StatusOutput(TypedDict):
     synced: bool
     files_synced: int
     note: str | None
+    parsed_by_this_version: bool
     seconds: float
     model: Model
     counts: Counts
@@ -343,12 +344,19 @@ class Tools:
             from hookgraph.embed import worker
             from hookgraph.embed.queue import progress_of
 
+            from hookgraph.sync.freshness import older_parser_note
+
             counts = store.counts()
             dims = store.get_meta("dims")
             queue = progress_of(store)
+            said = view.to_json()
+            parser_note = older_parser_note(store)
+            if parser_note:
+                said["note"] = f"{said['note']}; {parser_note}" if said.get("note") else parser_note
             return {
                 "root": str(self.ws.root),
-                **view.to_json(),
+                **said,
+                "parsed_by_this_version": parser_note is None,
                 "fresh": bool(view.head and view.indexed_commit == view.head and not view.stale_vs_head),
                 "model": {
                     "name": store.get_meta("model_name"),

@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING
 
 from hookgraph import git
 from hookgraph.parse import compose, filters
+from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
 from hookgraph.sync.target import TARGETS, SyncError, Target, read_target
@@ -266,6 +267,8 @@ def _sync(
                     embed.record_model()
                 if target.kind == "head" and target.commit:
                     store.set_meta("synced_commit", target.commit)
+                if full or not stored:  # every file was parsed now (see hookgraph.parse.version)
+                    store.set_meta(PARSER_META, parser_fingerprint())
         finally:
             if bar:
                 bar.close()

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgraph import git
+from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store
 from hookgraph.sync.target import read_target
 
@@ -52,3 +53,22 @@ def against_index(root: Path, store: Store) -> list[str]:
 
 def against_worktree(root: Path, store: Store) -> list[str]:
     return diff_maps(store.file_map(), read_target(root, "worktree").entries)
+
+
+def parsed_by_this_parser(store: Store) -> bool:
+    """Whether every file of the index was parsed by the parser now running (see :mod:`hookgraph.parse.version`).
+
+    An empty index is: nothing in it is old. An index from before the
+    fingerprint was recorded is not: its parser is unknown.
+    """
+    if not store.integer("SELECT count(*) FROM files"):
+        return True
+    return store.get_meta(PARSER_META) == parser_fingerprint()
+
+
+def older_parser_note(store: Store) -> str | None:
+    """One line when the index was parsed by another version of the parser, with the remedy; else ``None``."""
+    if parsed_by_this_parser(store):
+        return None
+    return ("the index was parsed by another version of hookgraph: files not changed since keep the units it "
+            "found; `hookgraph index --full` parses every file again")
