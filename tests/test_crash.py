@@ -257,3 +257,42 @@ def test_ctrl_c_gives_one_line_and_keeps_a_consistent_store(crash_repo: Path, em
     outcomes["interrupted"] += 1
     record("Ctrl-C (SIGINT to the process group) during `index` and a hook", budget.done + 1,
            "exit 130 with one line and no traceback, or finished; store consistent", **outcomes)
+
+
+def test_ctrl_c_while_a_query_with_a_regex_is_built_is_an_interruption_not_an_internal_error() -> None:
+    """tree-sitter builds a ``#match?`` predicate by calling Python's ``re``: a KeyboardInterrupt inside that
+    call came out as ``QueryError: regular expression error`` (seen once in the Ctrl-C test above, exit 2,
+    "internal error"). ``_compile_query`` holds the signal back until the query is built."""
+    import re
+    import threading
+
+    import tree_sitter
+
+    from hookgraph.parse.languages import _compile_query, load_language
+
+    language = load_language("python").ts_language
+    alternatives = "|".join(f"w{i}x{i * 7}" for i in range(30000))  # a regex that takes a while to compile
+    source = f'((identifier) @x (#match? @x "^({alternatives})$"))'
+    re.purge()
+    started = time.monotonic()
+    tree_sitter.Query(language, source)
+    span = time.monotonic() - started
+    during_build = 0
+    for share in (0.2, 0.5, 0.8):
+
+        def interrupt(delay: float = span * share) -> None:
+            time.sleep(delay)
+            os.kill(os.getpid(), signal.SIGINT)
+
+        re.purge()  # Python's re caches compiled patterns: each build must compile the regex again
+        thread = threading.Thread(target=interrupt)
+        thread.start()
+        with pytest.raises(KeyboardInterrupt):  # never QueryError
+            try:
+                _compile_query(tree_sitter, language, source)
+            except KeyboardInterrupt:
+                during_build += 1  # noted while building, handed on once the query existed
+                raise
+            time.sleep(span + 1.0)  # a signal sent after the build lands here
+        thread.join()
+    assert during_build >= 1  # at least one signal came while the query was being built

@@ -171,7 +171,7 @@ Definitions (units)
     ``method``, ``class``, ``interface``, ``struct``, ``enum``, ``trait``,
     ``type`` (a named type that is none of those: Go's ``type WalkFunc func()``),
     ``constant`` / ``variable`` (a named value at file, package or type level:
-    Go ``const`` / ``var``, Rust ``const`` / ``static``), ``module``. Captured on two sibling nodes of one match (Dart writes a
+    Go ``const`` / ``var``, Rust ``const`` / ``static``, exported JavaScript ``const``), ``module``. Captured on two sibling nodes of one match (Dart writes a
     method as ``method_signature`` followed by ``function_body``), the
     definition runs from the first to the last.
 ``@name.definition.<kind>``
@@ -279,11 +279,12 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import threading
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING, Any, cast
 
 if TYPE_CHECKING:  # tree-sitter is imported when a language is loaded
     import tree_sitter
@@ -524,6 +525,36 @@ def language_for_path(path: str) -> str | None:
     return _extension_match(path)[0]
 
 
+def _compile_query(tree_sitter: Any, ts_language: Any, source: str) -> Any:
+    """``tree_sitter.Query(ts_language, source)`` with Ctrl-C held back until it is built.
+
+    The binding compiles each ``#match?`` regex by calling Python's ``re``;
+    a KeyboardInterrupt raised inside that call becomes ``QueryError: regular
+    expression error``, an "internal error" where the user pressed Ctrl-C.
+    On the main thread (the only one Python runs signal handlers on) a
+    SIGINT during the build is noted and handed to the previous handler
+    once the query exists: the usual one-line interruption.
+    """
+    if threading.current_thread() is not threading.main_thread():
+        return tree_sitter.Query(ts_language, source)
+    noted: list[int] = []
+    previous = signal.signal(signal.SIGINT, lambda number, _frame: noted.append(number))
+    try:
+        return tree_sitter.Query(ts_language, source)
+    finally:
+        signal.signal(signal.SIGINT, previous)
+        if noted:
+            _replay_sigint(previous)
+
+
+def _replay_sigint(handler: Any) -> None:
+    """What SIGINT would have done under ``handler`` (Python's default raises KeyboardInterrupt)."""
+    if callable(handler):
+        handler(signal.SIGINT, None)
+    elif handler == signal.SIG_DFL:
+        os.kill(os.getpid(), signal.SIGINT)
+
+
 def language_for(path: str, data: bytes) -> str | None:
     """The language of a file from its name and its bytes, or ``None`` when unknown.
 
@@ -638,5 +669,5 @@ def load_language(lang: str) -> Language:
     query = None
     if spec.query:
         source = "\n".join((_HERE / name).read_text(encoding="utf-8") for name in spec.query)
-        query = tree_sitter.Query(ts_language, source)
+        query = _compile_query(tree_sitter, ts_language, source)
     return Language(spec=spec, ts_language=ts_language, query=query)
