@@ -1036,6 +1036,37 @@ impl Response {
     assert unit(pf, "DEFAULT_POOLSIZE").signature == "DEFAULT_POOLSIZE = 10"
 
 
+def test_exported_javascript_and_typescript_values_are_units():
+    """rxjs exports ``AjaxError`` as a const made by ``createErrorClass``: a unit now, and the calls inside the
+    function it is made from are its own (they were the file's)."""
+    pf = parse("typescript/src/internal/ajax/errors.ts", "src/internal/ajax/errors.ts")
+    assert not pf.had_errors
+    value = [u for u in pf.units if u.kind == "constant"]
+    assert [(u.qualname, u.start_line, u.end_line) for u in value] == [("AjaxError", 57, 76)]
+    assert value[0].signature.startswith("export const AjaxError: AjaxErrorCtor = createErrorClass(")
+    assert value[0].docstring.startswith("Thrown when an error occurs during an AJAX request.")
+    assert has_edge(pf, "calls", "AjaxError", "getXHRResponse", line=70)
+    assert unit(pf, "AjaxTimeoutErrorImpl").kind == "function"  # a function stays a function
+    # a snippet in the shape of luxon's formats.js and axios' defaults: an UPPER_CASE object is a value, a
+    # lower-case one of functions a container, and a value's own object of functions does not name its
+    # members twice; a function value stays a function; what is not exported is no unit
+    pf = parse_file("src/formats.js", b"""const n = "numeric";
+/** A short date: 10/14/1983. */
+export const DATE_SHORT = { year: n, month: n, day: n };
+export const VERSION = "3.5.0", RELEASED = true;
+export const defaults = { validateStatus(status) { return status < 300; } };
+export const HANDLERS = { run(x) { return x; } };
+export const round = (x) => Math.round(x);
+""")
+    assert pf is not None and not pf.had_errors
+    assert {(u.kind, u.qualname) for u in pf.units if u.kind != "file"} == {
+        ("constant", "DATE_SHORT"), ("constant", "VERSION"), ("constant", "RELEASED"),
+        ("method", "defaults.validateStatus"), ("constant", "HANDLERS"), ("method", "HANDLERS.run"),
+        ("function", "round")}
+    assert unit(pf, "DATE_SHORT").docstring == "A short date: 10/14/1983."
+    assert unit(pf, "HANDLERS.run").parent == "HANDLERS" and has_edge(pf, "contains", "HANDLERS", "HANDLERS.run")
+
+
 # --------------------------------------------------------------------------- TypeScript overloads (rxjs)
 
 

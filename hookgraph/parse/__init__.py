@@ -34,7 +34,7 @@ FUNCTION_KINDS = frozenset({"function", "method"})
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "type"})
 
 #: Kinds of named values (Go ``const`` / package ``var``, Rust ``const`` / ``static``, Python module
-#: ``UPPER_CASE = ...``): units, found by name, but left out of the file unit's list of what the file
+#: ``UPPER_CASE = ...``, exported JavaScript/TypeScript ``const``): units, found by name, but left out of the file unit's list of what the file
 #: defines, which says what the file does (twenty one-line constants would crowd out its functions there,
 #: and in the file's meaning).
 VALUE_KINDS = frozenset({"constant", "variable"})
@@ -707,7 +707,10 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
             kept.append((s, s.qual))
             continue
         if s.is_container:
-            s.qual = _join(prefix, s.name, separator)
+            # an object that is a named value's own value (export const HANDLERS = { run() {} }) is that
+            # value: its members are HANDLERS.run, not HANDLERS.HANDLERS.run
+            own_value = enc.qual if enc is not None and enc.kind in VALUE_KINDS and enc.name == s.name else None
+            s.qual = own_value or _join(prefix, s.name, separator)
             s.unit = s.qual
             continue
         classy = enc is not None and not enc.is_namespace and (enc.is_container or enc.kind in CLASS_KINDS)
@@ -830,15 +833,16 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
         # one definition per file (Java, many TS/Go files): its doc describes the file
         file_doc = next((u.docstring for u in units if u.qualname == top_names[0]), "")
     file_doc = _first_paragraph(file_doc or "")
-    defined = set(top_names) | {u.name for u in units}
+    behaviour = [u for u in units if u.kind not in VALUE_KINDS]
+    described = {u.qualname for u in behaviour}
+    # what the file defines is listed once, under "defines"; an exported value stays under "exports"
+    defined = {q for q in top_names if q in described} | {u.name for u in behaviour}
     exports = [
         name for name in dict.fromkeys(
             _strip_quotes(_decode(data, n.start_byte, n.end_byte).strip()) for _, n in sorted(exported.items())
         )
         if name and name not in defined
     ]
-    behaviour = [u for u in units if u.kind not in VALUE_KINDS]
-    described = {u.qualname for u in behaviour}
     fingerprint = _fingerprint(
         path, "defines", _with_members([q for q in top_names if q in described], behaviour), file_doc, exports
     )

@@ -189,6 +189,20 @@
 (new_expression
   constructor: (member_expression property: (property_identifier) @name.reference.call) @reference.call)
 
+; exported named values: export const VERSION = "1.7.7", export const DEFAULT_TIMEOUT = 1000 * 60 (`const`
+; only: Svelte's `export let height` is a component's prop, and a `let` is no constant);
+; an object only under an UPPER_CASE name (luxon's export const DATE_SHORT = { year: "numeric", ... }):
+; other exported objects hold functions and are containers (above), and a function or class value is
+; that kind
+(program (export_statement declaration: (lexical_declaration "const"
+  (variable_declarator name: (identifier) @name.definition.constant
+    value: [(string) (template_string) (number) (true) (false) (null) (array) (regex) (identifier)
+            (member_expression) (call_expression) (new_expression) (binary_expression) (unary_expression)])
+  @definition.constant)))
+((program (export_statement declaration: (lexical_declaration "const"
+  (variable_declarator name: (identifier) @name.definition.constant value: (object)) @definition.constant)))
+  (#match? @name.definition.constant "^[A-Z][A-Z0-9_]*$"))
+
 ; ---------------------------------------------------------------- exports
 ; (what the file unit lists besides its definitions: constants, re-exports, barrels)
 
