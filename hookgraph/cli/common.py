@@ -98,7 +98,9 @@ def friendly(func: F) -> F:
         except click.ClickException:
             raise
         except KeyboardInterrupt:
-            click.echo("hookgraph: interrupted; the index is unchanged", err=True)
+            from hookgraph.sync.crash_guard import INTERRUPTED_LINE
+
+            click.echo(INTERRUPTED_LINE, err=True)
             sys.exit(130)
         except BrokenPipeError:
             raise

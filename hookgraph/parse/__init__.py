@@ -34,9 +34,10 @@ FUNCTION_KINDS = frozenset({"function", "method"})
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "type"})
 
 #: Kinds of named values (Go ``const`` / package ``var``, Rust ``const`` / ``static``, Python module
-#: ``UPPER_CASE = ...``, exported JavaScript/TypeScript ``const``): units, found by name, but left out of the file unit's list of what the file
-#: defines, which says what the file does (twenty one-line constants would crowd out its functions there,
-#: and in the file's meaning).
+#: ``UPPER_CASE = ...``, exported JavaScript/TypeScript ``const``): units, found by name, but left out of
+#: the file unit's list of what the file defines, which says what the file does (twenty one-line
+#: constants would crowd out its functions there, and in the file's meaning). Search weighs them by the
+#: same names (``hookgraph.search.VALUE_KINDS``).
 VALUE_KINDS = frozenset({"constant", "variable"})
 
 #: Reference capture kind (``@name.reference.<kind>``) -> edge kind.

@@ -82,6 +82,29 @@ def note(path: str | None, blob: str = "") -> None:
     _breadcrumb[: len(data) + 1] = data + b"\0"
 
 
+#: What Ctrl-C prints, before any work or in the middle of it (a sync writes in one transaction).
+INTERRUPTED_LINE = "hookgraph: interrupted; the index is unchanged"
+
+
+def _hold_sigint() -> set[int | signal.Signals] | None:
+    """Block SIGINT in this thread (returns the mask to restore), where the platform can.
+
+    Around ``fork``: the at-fork handlers (logging's lock release) run in
+    both processes as fork returns, and a KeyboardInterrupt raised inside one
+    is printed as "Exception ignored ... Traceback" and lost. Held, the
+    signal is delivered once each side restores its mask, at a point that
+    handles it.
+    """
+    if not hasattr(signal, "pthread_sigmask"):
+        return None
+    return signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGINT})
+
+
+def _release_sigint(mask: set[int | signal.Signals] | None) -> None:
+    if mask is not None:
+        signal.pthread_sigmask(signal.SIG_SETMASK, mask)
+
+
 def run_guarded(work: Callable[[], int], *, own_output: bool = True) -> int | Crash:
     """``work()``'s exit code, run in a forked child; a :class:`Crash` if the child died of a signal.
 
@@ -103,14 +126,19 @@ def run_guarded(work: Callable[[], int], *, own_output: bool = True) -> int | Cr
         # Python 3.12+ warns about fork() in a process with threads (the MCP server's workers): the child
         # runs only this thread's work (parsing, SQLite on its own connections) and leaves by os._exit.
         warnings.simplefilter("ignore", DeprecationWarning)
+        held = _hold_sigint()
         pid = os.fork()
     if pid == 0:  # the child: do the work, never return into the caller's code
         code = 1
         try:
+            _release_sigint(held)  # a Ctrl-C held across the fork arrives here, before any work
             global _breadcrumb
             _breadcrumb = breadcrumb
             faulthandler.enable(file=trace)
             code = work()
+        except KeyboardInterrupt:
+            print(INTERRUPTED_LINE, file=sys.stderr)
+            code = 130
         except BaseException:  # noqa: BLE001 - work() reports its own failures; this is a last resort
             code = 1
         finally:
@@ -122,6 +150,9 @@ def run_guarded(work: Callable[[], int], *, own_output: bool = True) -> int | Cr
     # syncs from a worker thread, where SIGINT goes to the main thread anyway.)
     main = threading.current_thread() is threading.main_thread()
     previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
+    if held is not None and signal.SIGINT in signal.sigpending():
+        os.kill(pid, signal.SIGINT)  # a Ctrl-C held across the fork may have come before the child existed
+    _release_sigint(held)  # then it is discarded here (ignored while we wait) and the child answers it
     try:
         _, status = os.waitpid(pid, 0)
     finally:

@@ -440,7 +440,9 @@ def _run_and_report(name: str, args: list[str], *, strict: bool, embedder: Any) 
         print(f"hookgraph: {exc}", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
-        print("hookgraph: interrupted; the index is unchanged", file=sys.stderr)
+        from hookgraph.sync.crash_guard import INTERRUPTED_LINE
+
+        print(INTERRUPTED_LINE, file=sys.stderr)
         return 130
     except Exception as exc:  # never block git on our own failure
         if os.environ.get("HOOKGRAPH_DEBUG"):

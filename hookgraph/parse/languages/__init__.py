@@ -171,7 +171,8 @@ Definitions (units)
     ``method``, ``class``, ``interface``, ``struct``, ``enum``, ``trait``,
     ``type`` (a named type that is none of those: Go's ``type WalkFunc func()``),
     ``constant`` / ``variable`` (a named value at file, package or type level:
-    Go ``const`` / ``var``, Rust ``const`` / ``static``, exported JavaScript ``const``), ``module``. Captured on two sibling nodes of one match (Dart writes a
+    Go ``const`` / ``var``, Rust ``const`` / ``static``, exported JavaScript
+    ``const``), ``module``. Captured on two sibling nodes of one match (Dart writes a
     method as ``method_signature`` followed by ``function_body``), the
     definition runs from the first to the last.
 ``@name.definition.<kind>``
