@@ -339,6 +339,7 @@ def status(as_json: bool) -> None:
 
     root = _root()
     with _open_store(root) as store:
+        parser_note = freshness.older_parser_note(store)
         fresh = freshness.against_head(root, store)
         queue = progress_of(store)
         coverage = language_coverage(store)
@@ -369,10 +370,9 @@ def status(as_json: bool) -> None:
                 "last_error": worker.last_error(root),
             },
             "languages": [c.as_json() for c in coverage],
-            "parsed_by_this_version": freshness.parsed_by_this_parser(store),
+            "parsed_by_this_version": parser_note is None,
             "bytes": store.path.stat().st_size,
         }
-        parser_note = freshness.older_parser_note(store)
     if as_json:
         click.echo(json.dumps(info, indent=2))
         return

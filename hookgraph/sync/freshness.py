@@ -55,7 +55,7 @@ def against_worktree(root: Path, store: Store) -> list[str]:
     return diff_maps(store.file_map(), read_target(root, "worktree").entries)
 
 
-def parsed_by_this_parser(store: Store) -> bool:
+def _parsed_by_this_parser(store: Store) -> bool:
     """Whether every file of the index was parsed by the parser now running (see :mod:`hookgraph.parse.version`).
 
     An empty index is: nothing in it is old. An index from before the
@@ -68,7 +68,7 @@ def parsed_by_this_parser(store: Store) -> bool:
 
 def older_parser_note(store: Store) -> str | None:
     """One line when the index was parsed by another version of the parser, with the remedy; else ``None``."""
-    if parsed_by_this_parser(store):
+    if _parsed_by_this_parser(store):
         return None
     return ("the index was parsed by another version of hookgraph: files not changed since keep the units it "
             "found; `hookgraph index --full` parses every file again")
