@@ -3,6 +3,7 @@
     python -m eval.run                       # every project, hybrid + both baselines, recorded
     python -m eval.run --project flask --no-record --misses
     python -m eval.run --set search.FUSION=rrf --note "RRF instead of weighted"
+    python -m eval.run --project lz4 --model other.gguf --no-record   # another embedding model, its own index
 
 What it does, per project in ``eval/projects.json``:
 
@@ -977,6 +978,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--dump", type=Path, help="write per-question ranks as JSON here")
     parser.add_argument("--max-tokens", type=int, default=None, metavar="N",
                         help="embedding window in tokens instead of the model preset's (the window experiment)")
+    parser.add_argument("--model", type=Path, default=None, metavar="GGUF",
+                        help="embed with this GGUF model instead of the shipped default (a model comparison)")
     parser.add_argument("--check", action="store_true", help="only check the question sets")
     parser.add_argument("--fill", action="store_true", help='fill in lines of "path:symbol" gold entries, then check (no ranking run)')
     args = parser.parse_args(argv)
@@ -994,7 +997,7 @@ def main(argv: list[str] | None = None) -> int:
         if unknown:
             raise SystemExit(f"unknown project(s): {', '.join(sorted(unknown))}")
         specs = [s for s in specs if s["name"] in args.project]
-    real = Embedder(max_tokens=args.max_tokens)  # the window is part of the recipe: its own index
+    real = Embedder(args.model, max_tokens=args.max_tokens)  # model and window are part of the recipe: own index
     embedder = CachingEmbedder(real, cache_dir() / "embeddings.sqlite")
     apply_overrides(args.settings, embedder)
 
