@@ -62,6 +62,7 @@ from __future__ import annotations
 
 import argparse
 import datetime as dt
+import fcntl
 import fnmatch
 import hashlib
 import json
@@ -336,14 +337,26 @@ class CachingEmbedder:
 
 def index_project(spec: dict[str, Any], embedder: CachingEmbedder) -> Path:
     """The project's index for the current recipe: built (or reused) and returned by path."""
-    from hookgraph.store import db_path
-    from hookgraph.sync import read_target, sync
-
     root = prepare_repo(spec)
     recipe = recipe_hash(getattr(embedder, "recipe", None) or embedder.model_sha256)
     index = cache_dir() / "index" / f"{spec['name']}-{spec['version']}-{recipe}.db"
     if index.exists() and _holds_files(index):
         return index
+    # Every recipe of a project is built in the project's one checkout (its .hookgraph/index.db): two runs
+    # building at once would write into each other's index. The second waits, then takes what the first built.
+    index.parent.mkdir(parents=True, exist_ok=True)
+    with open(cache_dir() / "index" / f"{spec['name']}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if index.exists() and _holds_files(index):
+            return index
+        return _build_index(spec, root, index, recipe, embedder)
+
+
+def _build_index(spec: dict[str, Any], root: Path, index: Path, recipe: str, embedder: CachingEmbedder) -> Path:
+    """Index ``root`` from scratch in its checkout and copy the result to ``index`` (the caller holds the lock)."""
+    from hookgraph.store import db_path
+    from hookgraph.sync import read_target, sync
+
     log(f"{spec['name']}: indexing for recipe {recipe} (embeddings cached by text)")
     started = time.perf_counter()
     db = db_path(root)
