@@ -998,7 +998,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(REPO))
-    from hookgraph.embed import Embedder
+    from hookgraph.embed import Embedder, EmbedderError
     from hookgraph.store import Store
 
     specs = json.loads((EVAL_DIR / "projects.json").read_text())["projects"]
@@ -1011,6 +1011,10 @@ def main(argv: list[str] | None = None) -> int:
             raise SystemExit(f"unknown project(s): {', '.join(sorted(unknown))}")
         specs = [s for s in specs if s["name"] in args.project]
     real = Embedder(args.model, max_tokens=args.max_tokens)  # model and window are part of the recipe: own index
+    try:
+        real.model_sha256, real.dims  # a --model that is no readable GGUF: one line now, not a traceback mid-run
+    except EmbedderError as exc:
+        raise SystemExit(f"--model: {exc}") from None
     embedder = CachingEmbedder(real, cache_dir() / "embeddings.sqlite")
     apply_overrides(args.settings, embedder)
 
