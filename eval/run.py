@@ -344,6 +344,7 @@ def index_project(spec: dict[str, Any], embedder: CachingEmbedder) -> Path:
         return index
     # Every recipe of a project is built in the project's one checkout (its .hookgraph/index.db): two runs
     # building at once would write into each other's index. The second waits, then takes what the first built.
+    # (Not hookgraph's write_lock: sync takes that one on the checkout itself, and a build may outlast its timeout.)
     index.parent.mkdir(parents=True, exist_ok=True)
     with open(cache_dir() / "index" / f"{spec['name']}.lock", "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
@@ -369,7 +370,6 @@ def _build_index(spec: dict[str, Any], root: Path, index: Path, recipe: str, emb
         drained = drain(db, embedder._real)
         report.texts_embedded, report.pending = drained.embedded, drained.remaining  # the summary tells the end state
     embedder.commit()
-    index.parent.mkdir(parents=True, exist_ok=True)
     with sqlite3.connect(db) as plain:  # fold the WAL in so the copy is complete
         plain.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     partial = index.with_name(f"{index.name}.{os.getpid()}.partial")
