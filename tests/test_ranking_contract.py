@@ -566,3 +566,49 @@ def test_an_identifier_finds_its_definition_before_a_prototype_over_several_line
         ranked = [r.unit.path for r in search(store, "store_meta_block", top=3, embedder=embedder)
                   if r.unit.qualname == "store_meta_block"]
     assert ranked == ["store.c", "store.h"]
+
+
+CACHE_GO = """package cache
+
+import "time"
+
+// DefaultTTL is how long an entry stays in the cache before it expires and is dropped.
+const DefaultTTL = 10 * time.Minute
+
+type entry struct {
+	value   string
+	expires time.Time
+}
+
+type Cache struct {
+	entries map[string]entry
+}
+
+// Sweep walks the map and deletes every entry whose deadline has passed.
+func (c *Cache) Sweep(now time.Time) int {
+	removed := 0
+	for key, e := range c.entries {
+		if now.After(e.expires) {
+			delete(c.entries, key)
+			removed++
+		}
+	}
+	return removed
+}
+"""
+
+
+def test_a_question_about_behaviour_ranks_the_code_before_a_named_value(tmp_path: Path, embedder, monkeypatch) -> None:
+    """search.VALUE_WEIGHT: a constant whose one-line comment shares the question's words is a
+    setting, the method that does the work is the answer; asked by its name, the value still comes first."""
+    import hookgraph.search as search_module
+
+    repo = make_repo(tmp_path / "cache", {"cache.go": CACHE_GO})
+    index_now(repo, embedder)
+    question = "drop the entries that have expired from the cache"
+    with Store(repo / ".hookgraph" / "index.db") as store:
+        ranked = [r.unit.qualname for r in search(store, question, top=2, embedder=embedder)]
+        assert ranked == ["Cache.Sweep", "DefaultTTL"]
+        assert search(store, "DefaultTTL", top=1, embedder=embedder)[0].unit.kind == "constant"
+        monkeypatch.setattr(search_module, "VALUE_WEIGHT", 1.0)  # without the rule the value wins
+        assert search(store, question, top=1, embedder=embedder)[0].unit.qualname == "DefaultTTL"
