@@ -612,3 +612,77 @@ def test_a_question_about_behaviour_ranks_the_code_before_a_named_value(tmp_path
         assert search(store, "DefaultTTL", top=1, embedder=embedder)[0].unit.kind == "constant"
         monkeypatch.setattr(search_module, "VALUE_WEIGHT", 1.0)  # without the rule the value wins
         assert search(store, question, top=1, embedder=embedder)[0].unit.qualname == "DefaultTTL"
+
+
+UPLOAD_PY = '''"""Receiving files that clients upload."""
+
+
+def store_upload(request, folder):
+    """Save an uploaded file into the folder, refusing one whose digest does not match."""
+    data = request.body
+    if _sha256_hex(data) != request.headers["X-Digest"]:
+        raise ValueError("digest mismatch")
+    (folder / request.filename).write_bytes(data)
+
+
+def _sha256_hex(data):
+    import hashlib
+    return hashlib.sha256(data).hexdigest()
+
+
+def list_uploads(folder):
+    """Every uploaded file in the folder, newest first."""
+    return sorted(folder.iterdir(), key=lambda p: -p.stat().st_mtime)
+
+
+def delete_upload(folder, name):
+    """Remove one uploaded file from the folder."""
+    (folder / name).unlink()
+
+
+def upload_path(folder, name):
+    """Where an uploaded file with this name is saved."""
+    return folder / name
+
+
+def digest_header(request):
+    """The digest a client sent with its upload."""
+    return request.headers.get("X-Digest", "")
+
+
+def count_uploads(folder):
+    """How many files were uploaded into the folder."""
+    return sum(1 for _ in folder.iterdir())
+
+
+def parse_range(header):
+    start, _, end = header.partition("-")
+    return int(start), int(end)
+
+
+def format_size(n):
+    for unit in ("B", "KB", "MB"):
+        if n < 1024:
+            return f"{n} {unit}"
+        n /= 1024
+    return f"{n} GB"
+'''
+
+
+def test_the_best_hits_lift_what_they_call(tmp_path: Path, embedder) -> None:
+    """search.GRAPH_DECAY: the helper a top hit calls shares no word with the question, yet it is part of
+    the answer; the call lifts it by a tenth of its caller's score, past units that only share words."""
+    repo = make_repo(tmp_path / "upload", {"upload.py": UPLOAD_PY})
+    index_now(repo, embedder)
+    question = "save an uploaded file and refuse it when its digest does not match"
+    with Store(repo / ".hookgraph" / "index.db") as store:
+        lifted = search(store, question, top=10, embedder=embedder)
+        plain = search(store, question, top=10, embedder=embedder, use_graph=False)
+    order = [r.unit.qualname for r in lifted]
+    helper = next(r for r in lifted if r.unit.qualname == "_sha256_hex")
+    assert order[0] == "store_upload"
+    assert helper.graph == pytest.approx(0.1 * lifted[0].score)
+    assert order.index("_sha256_hex") < order.index("list_uploads")
+    plain_order = [r.unit.qualname for r in plain]
+    assert plain_order.index("_sha256_hex") > plain_order.index("list_uploads")
+    assert all(r.graph is None for r in plain)
