@@ -686,3 +686,33 @@ def test_the_best_hits_lift_what_they_call(tmp_path: Path, embedder) -> None:
     plain_order = [r.unit.qualname for r in plain]
     assert plain_order.index("_sha256_hex") > plain_order.index("list_uploads")
     assert all(r.graph is None for r in plain)
+
+
+ATTEMPT_PY = '''def attempt(job):
+    """Try the job once and tell whether it worked."""
+    try:
+        job()
+    except Exception:
+        return False
+    return True
+'''
+
+
+def test_a_question_word_in_the_file_name_counts_for_the_keyword_boost(tmp_path: Path, embedder, monkeypatch) -> None:
+    """search.KEYWORD_MODULE: two same functions in retry.py and queue.py; "retry" in the question is
+    worth one keyword boost to the unit in retry.py (its module's name), on top of what full text gives."""
+    import hookgraph.search as search_module
+
+    repo = make_repo(tmp_path / "twins", {"retry.py": ATTEMPT_PY, "queue.py": ATTEMPT_PY})
+    index_now(repo, embedder)
+    question = "try the job once in the retry code and tell whether it worked"
+
+    def lead() -> float:
+        with Store(repo / ".hookgraph" / "index.db") as store:
+            scores = {r.unit.path: r.score for r in search(store, question, top=4, embedder=embedder)
+                      if r.unit.qualname == "attempt"}
+        return scores["retry.py"] - scores["queue.py"]
+
+    with_module = lead()
+    monkeypatch.setattr(search_module, "KEYWORD_MODULE", False)
+    assert with_module - lead() == pytest.approx(search_module.KEYWORD_BOOST)
