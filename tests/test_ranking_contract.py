@@ -716,3 +716,42 @@ def test_a_question_word_in_the_file_name_counts_for_the_keyword_boost(tmp_path:
     with_module = lead()
     monkeypatch.setattr(search_module, "KEYWORD_MODULE", False)
     assert with_module - lead() == pytest.approx(search_module.KEYWORD_BOOST)
+
+
+CLIENT_PY = '''import time
+
+
+def call_with_retries(request, attempts, backoff):
+    """Call the request; when it fails, sleep and call it again, longer each time."""
+    delay = 1.0
+    for _ in range(attempts):
+        try:
+            return request()
+        except OSError:
+            time.sleep(delay)
+            delay *= backoff
+    raise RuntimeError("out of attempts")
+'''
+
+RETRIES_YAML = """# How the client retries a failed request.
+retries:
+  attempts: 5        # times a failed request is retried
+  backoff: 2.0       # each wait is this many times the last
+  statuses: [502, 503, 504]
+"""
+
+
+def test_files_put_the_code_before_the_config_that_names_it(tmp_path: Path, embedder, monkeypatch) -> None:
+    """search.files.FILE_DATA_WEIGHT: a YAML file whose comments say the question's words settles numbers;
+    the file that does the retrying is the answer (the YAML came first without the rule), and stays listed."""
+    import hookgraph.search.files as files_module
+
+    repo = make_repo(tmp_path / "client", {"client.py": CLIENT_PY, "retries.yaml": RETRIES_YAML})
+    index_now(repo, embedder)
+    question = "how a failed request is retried with a growing wait"
+    with Store(repo / ".hookgraph" / "index.db") as store:
+        files = search_files(store, question, top=3, embedder=embedder)
+        assert [f.path for f in files] == ["client.py", "retries.yaml"]
+        assert "data or text" in files[1].reasons
+        monkeypatch.setattr(files_module, "FILE_DATA_WEIGHT", 1.0)
+        assert search_files(store, question, top=1, embedder=embedder)[0].path == "retries.yaml"
