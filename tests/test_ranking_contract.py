@@ -672,6 +672,8 @@ def format_size(n):
 def test_the_best_hits_lift_what_they_call(tmp_path: Path, embedder) -> None:
     """search.GRAPH_DECAY: the helper a top hit calls shares no word with the question, yet it is part of
     the answer; the call lifts it by a tenth of its caller's score, past units that only share words."""
+    import hookgraph.search as search_module
+
     repo = make_repo(tmp_path / "upload", {"upload.py": UPLOAD_PY})
     index_now(repo, embedder)
     question = "save an uploaded file and refuse it when its digest does not match"
@@ -681,7 +683,7 @@ def test_the_best_hits_lift_what_they_call(tmp_path: Path, embedder) -> None:
     order = [r.unit.qualname for r in lifted]
     helper = next(r for r in lifted if r.unit.qualname == "_sha256_hex")
     assert order[0] == "store_upload"
-    assert helper.graph == pytest.approx(0.1 * lifted[0].score)
+    assert helper.graph == pytest.approx(search_module.GRAPH_DECAY * lifted[0].score)
     assert order.index("_sha256_hex") < order.index("list_uploads")
     plain_order = [r.unit.qualname for r in plain]
     assert plain_order.index("_sha256_hex") > plain_order.index("list_uploads")
