@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+import hookgraph.search as search_module
+import hookgraph.search.files as files_module
 from hookgraph.search import answer_match, read_intent, search, search_files
 from hookgraph.search.intent import code_names, is_code_name
 from hookgraph.search.paths import words_match
@@ -601,8 +603,6 @@ func (c *Cache) Sweep(now time.Time) int {
 def test_a_question_about_behaviour_ranks_the_code_before_a_named_value(tmp_path: Path, embedder, monkeypatch) -> None:
     """search.VALUE_WEIGHT: a constant whose one-line comment shares the question's words is a
     setting, the method that does the work is the answer; asked by its name, the value still comes first."""
-    import hookgraph.search as search_module
-
     repo = make_repo(tmp_path / "cache", {"cache.go": CACHE_GO})
     index_now(repo, embedder)
     question = "drop the entries that have expired from the cache"
@@ -672,8 +672,6 @@ def format_size(n):
 def test_the_best_hits_lift_what_they_call(tmp_path: Path, embedder) -> None:
     """search.GRAPH_DECAY: the helper a top hit calls shares no word with the question, yet it is part of
     the answer; the call lifts it by a tenth of its caller's score, past units that only share words."""
-    import hookgraph.search as search_module
-
     repo = make_repo(tmp_path / "upload", {"upload.py": UPLOAD_PY})
     index_now(repo, embedder)
     question = "save an uploaded file and refuse it when its digest does not match"
@@ -703,8 +701,6 @@ ATTEMPT_PY = '''def attempt(job):
 def test_a_question_word_in_the_file_name_counts_for_the_keyword_boost(tmp_path: Path, embedder, monkeypatch) -> None:
     """search.KEYWORD_MODULE: two same functions in retry.py and queue.py; "retry" in the question is
     worth one keyword boost to the unit in retry.py (its module's name), on top of what full text gives."""
-    import hookgraph.search as search_module
-
     repo = make_repo(tmp_path / "twins", {"retry.py": ATTEMPT_PY, "queue.py": ATTEMPT_PY})
     index_now(repo, embedder)
     question = "try the job once in the retry code and tell whether it worked"
@@ -746,8 +742,6 @@ retries:
 def test_files_put_the_code_before_the_config_that_names_it(tmp_path: Path, embedder, monkeypatch) -> None:
     """search.files.FILE_DATA_WEIGHT: a YAML file whose comments say the question's words settles numbers;
     the file that does the retrying is the answer (the YAML came first without the rule), and stays listed."""
-    import hookgraph.search.files as files_module
-
     repo = make_repo(tmp_path / "client", {"client.py": CLIENT_PY, "retries.yaml": RETRIES_YAML})
     index_now(repo, embedder)
     question = "how a failed request is retried with a growing wait"
