@@ -1,0 +1,114 @@
+"""What a unit is embedded as and found by (hookgraph/parse/compose.py), on real parses.
+
+The recipe decides what every vector means and when a unit is embedded
+again, so each of its parts is pinned here: the header, signature and
+docstring, the calls listed (unique, capped), the head of the body, a class
+without its members' bodies, and the path kept out of the vector but in full
+text.
+"""
+
+from __future__ import annotations
+
+from hookgraph.parse import parse_file
+from hookgraph.parse import compose
+from hookgraph.parse.compose import embed_text, fts_columns, text_hash
+from hookgraph.parse.units import CodeUnit, ParsedFile
+
+FEED = '''class Feed:
+    """Entries read from one news feed."""
+
+    limit = 20
+
+    def refresh(self, url):
+        """Download the feed again and keep its newest entries."""
+        body = fetch(url)
+        entries = parse(body)
+        entries = parse(body)
+        return keep(entries)
+'''
+
+
+def composed(pf: ParsedFile) -> dict[str, str]:
+    """Each unit's embedded text, with its calls and members grouped as the sync groups them."""
+    calls: dict[str, list[str]] = {}
+    for e in pf.edges:
+        if e.kind == "calls":
+            calls.setdefault(e.source, []).append(e.target)
+    members: dict[str, list[CodeUnit]] = {}
+    for u in pf.units:
+        if u.parent is not None:
+            members.setdefault(u.parent, []).append(u)
+    return {u.qualname: embed_text(u, calls.get(u.qualname, []), members.get(u.qualname)) for u in pf.units}
+
+
+def parsed(path: str, source: str) -> ParsedFile:
+    pf = parse_file(path, source.encode())
+    assert pf is not None
+    return pf
+
+
+def test_a_method_is_its_header_signature_docstring_calls_and_body() -> None:
+    text = composed(parsed("news/feed.py", FEED))["Feed.refresh"]
+    assert text.splitlines()[:4] == [
+        "method Feed.refresh",
+        "def refresh(self, url)",
+        "Download the feed again and keep its newest entries.",
+        "calls: fetch, parse, keep",  # once each, in the order they are called
+    ]
+    assert text.endswith("        return keep(entries)")
+
+
+def test_a_class_lists_its_members_names_not_their_bodies() -> None:
+    """An edit inside one method then re-embeds that method only."""
+    text = composed(parsed("news/feed.py", FEED))["Feed"]
+    assert "members: refresh" in text and "limit = 20" in text
+    assert "fetch(url)" not in text
+    edited = composed(parsed("news/feed.py", FEED.replace("fetch(url)", "fetch(url, timeout=5)")))
+    assert edited["Feed"] == text and edited["Feed.refresh"] != composed(parsed("news/feed.py", FEED))["Feed.refresh"]
+
+
+def test_only_the_head_of_a_long_body_is_embedded() -> None:
+    """compose.BODY_LINES: all-MiniLM reads 128-256 tokens; the first lines say what a body does."""
+    source = "\n".join(f"    step_{i} = {i}" for i in range(80))
+    text = composed(parsed("steps.py", f"def many():\n{source}\n"))["many"]
+    lines = text.splitlines()
+    assert lines[:2] == ["function many", "def many()"]
+    assert len(lines) - lines.index("def many():") == compose.BODY_LINES
+    assert f"step_{compose.BODY_LINES - 2} =" in text and f"step_{compose.BODY_LINES - 1} =" not in text
+
+
+def test_the_calls_listed_are_capped() -> None:
+    """compose.MAX_CALLS_LISTED: a dispatcher's many calls would crowd out its own words."""
+    calls = "\n".join(f"    handler_{i}()" for i in range(20))
+    text = composed(parsed("dispatch.py", f"def dispatch():\n{calls}\n"))["dispatch"]
+    (listed,) = [line for line in text.splitlines() if line.startswith("calls: ")]
+    assert listed == "calls: " + ", ".join(f"handler_{i}" for i in range(compose.MAX_CALLS_LISTED))
+    assert 0 < compose.MAX_CALLS_LISTED < 20
+
+
+def test_a_moved_file_keeps_its_vectors_and_full_text_sees_its_new_path() -> None:
+    """The path is left out of the embedded text (a move re-embeds nothing) but its words reach full text."""
+    before = parsed("news/feed.py", FEED)
+    after = parsed("archive/rss_reader.py", FEED)
+    assert composed(before)["Feed.refresh"] == composed(after)["Feed.refresh"]
+    (method,) = [u for u in after.units if u.qualname == "Feed.refresh"]
+    name, words, path, signature, docstring, body = fts_columns(method)
+    assert path.split() == ["archive", "rss", "reader", "py"]
+    assert "refresh" in name.split() and "feed" in words.split()
+
+
+def test_full_text_columns_hold_identifier_split_words() -> None:
+    """``max_retries`` is found by ``retries`` and ``RetryPolicy`` by ``policy``."""
+    pf = parsed("policy.py", "class RetryPolicy:\n    def wait(self, max_retries):\n        return max_retries * 2\n")
+    (method,) = [u for u in pf.units if u.qualname == "RetryPolicy.wait"]
+    name, words, _path, signature, _doc, body = fts_columns(method)
+    assert {"retry", "policy", "wait"} <= set(words.split())
+    assert {"max", "retries"} <= set(signature.split()) and {"max", "retries"} <= set(body.split())
+
+
+def test_a_vector_key_names_the_model_and_the_exact_text() -> None:
+    """Vectors from another model are never mixed in: the key changes with the model's checksum."""
+    key = text_hash("a" * 64, "function f")
+    assert len(key) == compose.KEY_BYTES
+    assert key == text_hash("a" * 64, "function f")
+    assert key != text_hash("b" * 64, "function f") and key != text_hash("a" * 64, "function g")
