@@ -208,6 +208,9 @@ def test_typing_overloads_take_one_place(sockets_repo: Path, embedder, query: st
 
 
 def test_one_document_takes_one_place_among_those_shown(sockets_repo: Path, embedder, monkeypatch) -> None:
+    """search.SECTIONS_PER_DOCUMENT: the guide's sections would take two of three places; shipped, one."""
+    shipped = search_module.SECTIONS_PER_DOCUMENT
+
     def order(per_document: int) -> list[tuple[str, str]]:
         monkeypatch.setattr(search_module, "SECTIONS_PER_DOCUMENT", per_document)
         with Store(db_path(sockets_repo)) as store:
@@ -215,7 +218,7 @@ def test_one_document_takes_one_place_among_those_shown(sockets_repo: Path, embe
 
     unlimited = order(0)
     assert [p for k, p in unlimited].count("docs/guide.md") >= 2, unlimited
-    spread = order(1)
+    spread = order(shipped)
     assert [p for k, p in spread].count("docs/guide.md") == 1, spread
     assert spread[0] == ("function", "net/sockets.py")
 
@@ -318,6 +321,47 @@ def test_a_module_around_one_class_gives_way_to_it(wrapped_repo: Path, embedder,
     reasons = {(r.unit.path, r.unit.qualname): r.reasons for r in results}
     assert "a wrapper around its one member" in reasons[wrapper]
     assert "a wrapper around its one member" not in reasons[("lib/shop/shipping.rb", "Shop")]  # two members
+
+
+BILLING = '''module Billing
+  # Invoices are written once a month for every customer with an open
+  # account. Each line of an invoice names a service, how long it ran
+  # and its price; taxes are added per country, and a credit left over
+  # from an earlier month is taken off before the sum is due.
+  #
+  # Sums are kept in whole cents. Where a price per hour meets a
+  # running time in minutes, the product is rounded once, at the end,
+  # half away from zero, so that an invoice adds up to the cent that
+  # its lines show. Credits are never rounded: they are cents already.
+  #
+  # An invoice that comes to less than the smallest sum a card may be
+  # charged is carried over to the next month rather than charged.
+
+  class Rounding
+    def cents(amount)
+      (amount * 100).round(half: :up)
+    end
+  end
+end
+'''
+
+
+def test_a_module_with_its_own_text_around_one_small_class_is_no_wrapper(tmp_path: Path, embedder, monkeypatch) -> None:
+    """search.WRAPPER_SPAN: ``module Billing`` says in its own lines how invoices are written and holds
+    one small class; the class spans a fifth of it, so the module is a place of its own (a wrapper's
+    member spans at least ``WRAPPER_SPAN`` of it, as ``class Cart`` does of ``module Shop``)."""
+    repo = make_repo(tmp_path / "billing", {"lib/billing.rb": BILLING})
+    index_now(repo, embedder)
+    question = "how invoices are written each month and when a small sum is carried over"
+
+    def reasons() -> list[str]:
+        with Store(db_path(repo)) as store:
+            found = search(store, question, top=10, embedder=embedder)
+        return next(r.reasons for r in found if r.unit.qualname == "Billing")
+
+    assert "a wrapper around its one member" not in reasons()
+    monkeypatch.setattr(search_module, "WRAPPER_SPAN", 0.0)
+    assert "a wrapper around its one member" in reasons()
 
 
 def test_a_module_goes_below_its_own_members(wrapped_repo: Path, embedder, monkeypatch) -> None:

@@ -716,6 +716,50 @@ def test_a_question_word_in_the_file_name_counts_for_the_keyword_boost(tmp_path:
     assert with_module - lead() == pytest.approx(search_module.KEYWORD_BOOST)
 
 
+
+REPLY_PY = '''def quote(message, prefix="> "):
+    out = []
+    for line in message.splitlines():
+        if line.startswith(prefix):
+            out.append(prefix.strip() + line)
+        elif not line.strip():
+            out.append(prefix.rstrip())
+        else:
+            out.append(prefix + line)
+    return "\\n".join(out)
+
+
+def answer_to(message, sender):
+    """Start an answer: who wrote the message, then every line of it marked as cited."""
+    head = f"{sender} wrote:"
+    return head + "\\n" + quote(message)
+'''
+
+
+def test_each_question_word_in_a_name_or_signature_is_worth_one_keyword_boost(tmp_path: Path, embedder,
+                                                                                monkeypatch) -> None:
+    """search.KEYWORD_BOOST: "quote" and "message" stand in ``quote(message, prefix)``, "message" alone in
+    ``answer_to(message, sender)``, "line" only in bodies; each word in a name or signature adds one boost
+    on top of what full text and meaning give, a word of the body adds none."""
+    repo = make_repo(tmp_path / "reply", {"reply.py": REPLY_PY})
+    index_now(repo, embedder)
+    question = "quote each line of the message"
+
+    def scores() -> dict[str, float]:
+        with Store(repo / ".hookgraph" / "index.db") as store:
+            return {r.unit.qualname: r.score for r in search(store, question, top=5, embedder=embedder,
+                                                              use_graph=False)}
+
+    shipped = search_module.KEYWORD_BOOST
+    assert shipped > 0  # the rule is on
+    boosted = scores()
+    monkeypatch.setattr(search_module, "KEYWORD_BOOST", 0.0)
+    plain = scores()
+    assert boosted["quote"] - plain["quote"] == pytest.approx(2 * shipped)
+    assert boosted["answer_to"] - plain["answer_to"] == pytest.approx(shipped)
+    assert boosted["reply.py"] == pytest.approx(plain["reply.py"])
+
+
 CLIENT_PY = '''import time
 
 
