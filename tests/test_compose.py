@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from hookgraph.parse import parse_file
 from hookgraph.parse import compose
-from hookgraph.parse.compose import embed_text, fts_columns, text_hash
-from hookgraph.parse.units import CodeUnit, ParsedFile
+from hookgraph.parse.compose import embed_texts, fts_columns, text_hash
+from hookgraph.parse.units import ParsedFile
 
 FEED = '''class Feed:
     """Entries read from one news feed."""
@@ -29,16 +29,8 @@ FEED = '''class Feed:
 
 
 def composed(pf: ParsedFile) -> dict[str, str]:
-    """Each unit's embedded text, with its calls and members grouped as the sync groups them."""
-    calls: dict[str, list[str]] = {}
-    for e in pf.edges:
-        if e.kind == "calls":
-            calls.setdefault(e.source, []).append(e.target)
-    members: dict[str, list[CodeUnit]] = {}
-    for u in pf.units:
-        if u.parent is not None:
-            members.setdefault(u.parent, []).append(u)
-    return {u.qualname: embed_text(u, calls.get(u.qualname, []), members.get(u.qualname)) for u in pf.units}
+    """Each unit's embedded text by qualname, as the sync composes it."""
+    return {u.qualname: text for u, text in zip(pf.units, embed_texts(pf))}
 
 
 def parsed(path: str, source: str) -> ParsedFile:

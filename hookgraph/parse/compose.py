@@ -15,7 +15,7 @@ from __future__ import annotations
 import hashlib
 
 from hookgraph.parse.words import identifier_words
-from hookgraph.parse.units import CodeUnit
+from hookgraph.parse.units import CodeUnit, ParsedFile
 
 #: Source lines of a body that go into the embedded text (all-MiniLM was
 #: trained on 128-256 tokens; the embedder truncates to its budget anyway).
@@ -59,6 +59,19 @@ def embed_text(unit: CodeUnit, calls: list[str], members: list[CodeUnit] | None 
         body = body[len(unit.qualname) + 1:]  # the fingerprint's first line is the path, said above
     parts.append(body)
     return "\n".join(p for p in parts if p)
+
+
+def embed_texts(parsed: ParsedFile) -> list[str]:
+    """The embedded text of each of the file's units, in order: its calls and members read off the parse."""
+    calls: dict[str, list[str]] = {}
+    for edge in parsed.edges:
+        if edge.kind == "calls":
+            calls.setdefault(edge.source, []).append(edge.target)
+    members: dict[str, list[CodeUnit]] = {}
+    for unit in parsed.units:
+        if unit.parent is not None:
+            members.setdefault(unit.parent, []).append(unit)
+    return [embed_text(u, calls.get(u.qualname, []), members.get(u.qualname)) for u in parsed.units]
 
 
 #: Bytes of a vector key: 128 bits of SHA-256 tell texts apart; a full

@@ -36,7 +36,7 @@ from hookgraph.sync.target import TARGETS, SyncError, Target, read_target
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
-    from hookgraph.parse.units import CodeUnit, ParsedFile
+    from hookgraph.parse.units import ParsedFile
     from hookgraph.store.vector_cache import VectorCache
 
 __all__ = ["TARGETS", "SyncError", "SyncReport", "Target", "read_target", "sync"]
@@ -400,18 +400,7 @@ def _sync_file(
 
 def _write_units(store: Store, parsed: ParsedFile, embed: _Vectors) -> tuple[int, int]:
     """Insert the file's units (each with its vector, or queued for one) and edges; returns units truncated and split."""
-    calls_by_source: dict[str, list[str]] = {}
-    for edge in parsed.edges:
-        if edge.kind == "calls":
-            calls_by_source.setdefault(edge.source, []).append(edge.target)
-    members: dict[str, list[CodeUnit]] = {}
-    for unit in parsed.units:
-        if unit.parent is not None:
-            members.setdefault(unit.parent, []).append(unit)
-    texts = [
-        compose.embed_text(u, calls_by_source.get(u.qualname, []), members.get(u.qualname))
-        for u in parsed.units
-    ]
+    texts = compose.embed_texts(parsed)
     vector_ids, hashes, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units])
     unit_ids: dict[str, int] = {}
     for unit, vector_id, text_hash in zip(parsed.units, vector_ids, hashes):
