@@ -716,7 +716,6 @@ def test_a_question_word_in_the_file_name_counts_for_the_keyword_boost(tmp_path:
     assert with_module - lead() == pytest.approx(search_module.KEYWORD_BOOST)
 
 
-
 REPLY_PY = '''def quote(message, prefix="> "):
     out = []
     for line in message.splitlines():
