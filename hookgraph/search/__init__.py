@@ -147,6 +147,12 @@ WRAPPER_WEIGHT = 0.5
 WRAPPER_SPAN = 0.3
 #: Units read to rank distinct files (``search_files``).
 FILES_DEPTH = 100
+#: Files whose stem or last folders match the question's words join the candidates (their file unit and
+#: their best units by words), this many files at most: a file named after the subject (``JsonElement.java``
+#: for "JSON element hierarchy") can hold words too common to reach the top of BM25. 0: off.
+PATH_CANDIDATE_FILES = 10
+#: ... and this many of each such file's units by BM25 (its file unit always).
+PATH_CANDIDATE_UNITS = 3
 
 STOPWORDS = frozenset(
     """a an and are as at be by can do does for from get gets how i if in into is it its
@@ -221,7 +227,8 @@ def search_files(
     question words in its name and folders.
     """
     results = rank(store, query, depth=FILES_DEPTH, embedder=embedder, path_glob=path_glob, language=language)
-    files = rank_files(results, query_words(query), top=top, units_per_file=units_per_file)
+    question = read_intent(query).kind != "identifier"
+    files = rank_files(results, query_words(query), top=top, units_per_file=units_per_file, question=question)
     _confidence.score_files(files, results)
     return files
 
@@ -253,6 +260,8 @@ def rank(
     words = query_words(query)
     every_lexical = store.fts_search(fts_query(words), LEXICAL_DEPTH) if words else []
     lexical = every_lexical[:CANDIDATES]
+    if question and PATH_CANDIDATE_FILES and words:
+        lexical = _with_path_candidates(store, words, every_lexical, lexical)
     semantic: list[tuple[int, float]] = []
     query_vector = None
     similarity_gap = None
@@ -681,6 +690,43 @@ def _expand_graph(store: Store, results: dict[int, Result], path_glob: str | Non
         r = results.setdefault(uid, Result(unit))
         r.graph = flow
         r.score += flow
+
+
+def _with_path_candidates(
+    store: Store, words: list[str], every_lexical: list[tuple[int, float]], lexical: list[tuple[int, float]]
+) -> list[tuple[int, float]]:
+    """``lexical`` plus the units of the files whose paths match the question best (``PATH_CANDIDATE_FILES``).
+
+    Files are ranked by how many question words their stem and folders
+    match, then by how much of the stem those words cover (``Applicative``
+    before ``CommutativeApplicative`` for "applicative"). Each brings its
+    file unit and its best units by words, with their real BM25 scores (0
+    when the words are not in them: the semantic half and the file
+    ranking's path lift decide).
+    """
+    matches = []
+    for (path,) in store.db.execute("SELECT path FROM files"):
+        pw = path_words(path)
+        hit = matched_words(words, pw.stem | pw.folders)
+        if hit:
+            stem_hit = len(matched_words(words, pw.stem))
+            matches.append((-len(hit), -(stem_hit / max(len(pw.stem), 1)), path))
+    if not matches:
+        return lexical
+    chosen = {path for _, _, path in sorted(matches)[:PATH_CANDIDATE_FILES]}
+    have = {uid for uid, _ in lexical}
+    scores = dict(every_lexical)
+    extra: list[tuple[int, float]] = []
+    per_file: dict[str, int] = {}
+    rows = store.rows_in("SELECT id, path, kind FROM units WHERE path IN ({in})", chosen)
+    for uid, path, kind in sorted(rows, key=lambda row: (row[2] != "file", -scores.get(row[0], 0.0))):
+        if uid in have or (kind != "file" and uid not in scores):
+            continue
+        if per_file.get(path, 0) > PATH_CANDIDATE_UNITS:
+            continue
+        per_file[path] = per_file.get(path, 0) + 1
+        extra.append((uid, scores.get(uid, 0.0)))
+    return sorted(lexical + extra, key=lambda item: -item[1])
 
 
 def _weights(intent: Intent) -> tuple[float, float]:

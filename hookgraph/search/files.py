@@ -8,9 +8,15 @@ skims results:
 * its best unit's score (the unit ranking already blends words, meaning and
   the graph, and weighs tests, docs and release notes down for questions);
 * coherence: a file where several units answer is more likely the place
-  than one with a single lucky hit, so the next best units add a share;
-* its name and folders: question words that match the file's stem or its
-  last folders, inflections included (:mod:`hookgraph.search.paths`);
+  than one with a single lucky hit, so the sum of its candidates' scores
+  adds a share of the best score (``FILE_SUM_SHARE``);
+* its name and folders: people name files after what they hold, so the
+  share of the question's words that the file's stem or last folders match
+  (inflections included, :mod:`hookgraph.search.paths`) adds up to
+  ``FILE_PATH_SHARE`` of the best score, more when the words cover the whole
+  stem. Relative to the best score, it means the same whether the vectors
+  are in or not. Measured on the field's file-level benchmark (issue 30,
+  eval/RESULTS.md): the largest single gain of the file ranking;
 * what the file is: documentation, data and text chunks describe or
   configure the code and come after it; test code exercises it and comes
   after it too (a test file's units are already weighed down as units; a
@@ -32,7 +38,16 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from hookgraph.parse.languages import REGISTRY
-from hookgraph.search.paths import HEADER_SUFFIXES, SOURCE_SUFFIXES, file_stem, is_test_path, matched_words, path_words
+from hookgraph.search.paths import (
+    HEADER_SUFFIXES,
+    SOURCE_SUFFIXES,
+    TS_DECLARATION_SUFFIXES,
+    file_stem,
+    is_aside_path,
+    is_test_path,
+    matched_words,
+    path_words,
+)
 
 if TYPE_CHECKING:
     from hookgraph.search import Result
@@ -40,7 +55,7 @@ if TYPE_CHECKING:
 __all__ = ["FileResult", "rank_files"]
 
 #: Share of the next best units' scores (``FILE_COHERENCE_UNITS`` of them) added to a file's best.
-FILE_COHERENCE = 0.3
+FILE_COHERENCE = 0.0
 FILE_COHERENCE_UNITS = 2
 #: Per question word matching the file's stem / one of its last two folders.
 FILE_STEM_BOOST = 0.0
@@ -52,6 +67,29 @@ FILE_DATA_WEIGHT = 0.5
 FILE_TEST_WEIGHT = 0.7
 #: A header ranked above the source file of its stem gives that file its place (see the module docstring).
 SOURCE_BEFORE_HEADER = True
+#: Question words in a file's stem or last folders lift it by this share of the best file's score, times the
+#: share of the question's words it matches (relative, so it means the same with or without vectors).
+FILE_PATH_SHARE = 1.5
+#: A question word found in a folder counts this much of one found in the stem (``runtime/blocking/pool.rs``
+#: is about the pool; ``task/blocking.rs`` is about blocking).
+FILE_FOLDER_SHARE = 1.0
+#: The same for a query that is one identifier.
+FILE_PATH_SHARE_IDENTIFIER = 0.5
+#: Part of that lift that depends on how much of the stem the question covers (``Applicative.scala`` over
+#: ``CommutativeApplicative.scala`` for "applicative").
+FILE_STEM_COVER = 0.5
+#: A file lifted by the summed score of all its candidate units, as a share of the best file's score, times
+#: its sum over the largest file sum.
+FILE_SUM_SHARE = 0.3
+#: Factor for example, compatibility and legacy code (``examples/``, ``compat/``, ``legacy/``).
+FILE_ASIDE_WEIGHT = 1.0
+#: Factor for files that only gather others (``__init__.py``, ``package-info.java``, ``mod.rs``? no: those hold code).
+FILE_REEXPORT_WEIGHT = 1.0
+#: Factor for TypeScript declaration files.
+FILE_DTS_WEIGHT = 1.0
+
+
+_REEXPORT_NAMES = frozenset({"__init__.py", "package-info.java"})
 
 
 @dataclass
@@ -77,12 +115,16 @@ def file_weight(language: str | None, kinds: set[str]) -> tuple[float, str]:
     return 1.0, ""
 
 
-def rank_files(results: list[Result], words: list[str], *, top: int = 10, units_per_file: int = 3) -> list[FileResult]:
+def rank_files(results: list[Result], words: list[str], *, top: int = 10, units_per_file: int = 3,
+               question: bool = True) -> list[FileResult]:
     """Distinct files from a ranked unit list, best first (see the module docstring)."""
     by_path: dict[str, list[Result]] = {}
     for r in results:
         by_path.setdefault(r.unit.path, []).append(r)
     files = []
+    top_unit = max((r.score for r in results), default=0.0)
+    sums = {path: sum(max(m.score, 0.0) for m in members) for path, members in by_path.items()}
+    top_sum = max(sums.values(), default=0.0) or 1.0
     for path, members in by_path.items():
         members = sorted(members, key=lambda r: -r.score)
         best = members[0]
@@ -90,6 +132,20 @@ def rank_files(results: list[Result], words: list[str], *, top: int = 10, units_
         if FILE_COHERENCE and len(members) > 1:
             f.score += FILE_COHERENCE * sum(m.score for m in members[1:1 + FILE_COHERENCE_UNITS])
             f.reasons.append("several units answer")
+        if FILE_SUM_SHARE:
+            f.score += FILE_SUM_SHARE * top_unit * sums[path] / top_sum
+            if len(members) > 1:
+                f.reasons.append("several units answer")
+        share = FILE_PATH_SHARE if question else FILE_PATH_SHARE_IDENTIFIER
+        if share and words:
+            pw = path_words(path)
+            in_stem = matched_words(words, pw.stem)
+            in_folders = matched_words(words, pw.folders) - in_stem
+            if in_stem or in_folders:
+                matched = len(in_stem) + FILE_FOLDER_SHARE * len(in_folders)
+                covered = len(in_stem) / max(len(pw.stem), 1)
+                f.score += share * top_unit * matched / len(words) * (1 - FILE_STEM_COVER + FILE_STEM_COVER * covered)
+                f.reasons.append("question words in its path")
         if FILE_STEM_BOOST or FILE_FOLDER_BOOST:
             pw = path_words(path)
             stem = matched_words(words, pw.stem)
@@ -105,6 +161,13 @@ def rank_files(results: list[Result], words: list[str], *, top: int = 10, units_
         if FILE_TEST_WEIGHT != 1.0 and is_test_path(path):
             f.score *= FILE_TEST_WEIGHT
             f.reasons.append("test code")
+        if FILE_ASIDE_WEIGHT != 1.0 and is_aside_path(path):
+            f.score *= FILE_ASIDE_WEIGHT
+            f.reasons.append("example, compatibility or legacy code")
+        if FILE_REEXPORT_WEIGHT != 1.0 and path.rsplit("/", 1)[-1] in _REEXPORT_NAMES:
+            f.score *= FILE_REEXPORT_WEIGHT
+        if FILE_DTS_WEIGHT != 1.0 and path.endswith(TS_DECLARATION_SUFFIXES):
+            f.score *= FILE_DTS_WEIGHT
         code = [m for m in members if m.unit.kind != "file"] or members
         f.units = code[:units_per_file]
         files.append(f)
