@@ -355,3 +355,54 @@ def test_a_snapshot_committed_with_texts_still_waiting_answers_at_once_and_says_
     assert payload["pending_vectors"] == 2 and payload["results"][0]["symbol"] == "whisper"
     status = json.loads(repo.hookgraph("status", "--json", cwd=mate, HOOKGRAPH_NO_BACKGROUND="1").stdout)
     assert status["fresh"] and status["pending_vectors"] == 2
+
+
+def test_a_source_file_mapped_to_the_merge_driver_conflicts_and_keeps_both_edits(shared_repo: Repo) -> None:
+    """Issue 31, item 3: the driver writes only the snapshot; any other path is an ordinary conflict."""
+    repo = shared_repo
+    repo.write({".gitattributes": "calc/math.py merge=hookgraph\n"})
+    repo.commit("map a source file to the snapshot's driver (by mistake)")
+    repo.git("checkout", "-q", "-b", "theirs")
+    repo.write({"calc/math.py": MATH.replace('"""Sum of two numbers."""', '"""Sum of two numbers (theirs)."""')})
+    repo.commit("theirs")
+    repo.git("checkout", "-q", "main")
+    repo.write({"calc/math.py": MATH.replace('"""Multiply every value by factor."""',
+                                             '"""Multiply every value by factor (ours)."""')})
+    repo.commit("ours")
+    repo.entries()
+
+    proc = repo.git("merge", "--no-edit", "theirs", check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "CONFLICT" in proc.stdout and "calc/math.py" in proc.stdout
+    refusals = [line for line in proc.stderr.splitlines() if "merge driver refused" in line]
+    assert refusals == ["hookgraph: merge driver refused calc/math.py: merges only .hookgraph/shared.db; "
+                        "remove merge=hookgraph for this path from .gitattributes, then resolve the conflict as usual"]
+    assert repo.git("ls-files", "-u", "--", "calc/math.py").stdout.count("calc/math.py") == 3
+    merged = (repo.path / "calc/math.py").read_bytes()
+    assert not merged.startswith(b"SQLite format 3")
+    text = merged.decode()
+    assert "(theirs)" in text and "(ours)" in text  # both sides' edits survive in the file
+    drivers = [e for e in repo.entries() if e["hook"] == "merge-driver"]
+    assert [e["args"] for e in drivers] == [[".hookgraph/shared.db"]]  # Python never ran for the source file
+
+    # Called directly (a driver configured by hand without the shell's guard): the same refusal.
+    for side, label in (("ours", "(ours)"), ("theirs", "(theirs)")):
+        rev = "HEAD" if side == "ours" else "theirs"
+        (repo.path / f"{side}.tmp").write_text(repo.git("show", f"{rev}:calc/math.py").stdout)
+    (repo.path / "base.tmp").write_text(repo.git("show", "HEAD~1:calc/math.py").stdout)
+    direct = repo.hookgraph("merge-driver", "base.tmp", "ours.tmp", "theirs.tmp", "calc/math.py")
+    assert direct.returncode == 1 and direct.stderr.count("\n") == 1 and "refused calc/math.py" in direct.stderr
+    both = (repo.path / "ours.tmp").read_text()
+    assert "(theirs)" in both and "(ours)" in both
+
+
+def test_an_older_driver_config_without_the_path_guard_is_rewritten(shared_repo: Repo) -> None:
+    """A clone configured by an earlier hookgraph gets the guarded driver at its next hook, same Python."""
+    from hookgraph.sync.shared import configure_merge_driver, merge_driver_command
+
+    repo = shared_repo
+    old = f'[ -n "$HOOKGRAPH_MERGE_DRIVER" ] || {PYTHON} -m hookgraph.cli merge-driver %O %A %B %P || true'
+    repo.git("config", "merge.hookgraph.driver", old)
+    assert configure_merge_driver(repo.path) is True
+    assert repo.git("config", "--get", "merge.hookgraph.driver").stdout.strip() == merge_driver_command(PYTHON)
+    assert configure_merge_driver(repo.path) is False

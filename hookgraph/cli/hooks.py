@@ -61,11 +61,20 @@ def register(cli: click.Group) -> None:
     @click.argument("theirs")
     @click.argument("path", required=False)
     def merge_driver(ancestor: str, ours: str, theirs: str, path: str | None) -> None:
-        """git's merge driver for .hookgraph/shared.db (configured by `install`); always exits 0."""
+        """git's merge driver for .hookgraph/shared.db (configured by `install`).
+
+        Exits 0 for the snapshot (our side kept at worst); any other PATH is
+        refused (exit 1, after git's text merge into OURS) so git reports an
+        ordinary conflict instead of a database written over the file.
+        """
         import time
 
         from hookgraph.sync import hooks, shared
 
+        if path is not None and path != shared.SNAPSHOT_PATH:
+            shared.merge_other_path(Path(ancestor), Path(ours), Path(theirs))
+            click.echo(f"hookgraph: merge driver refused {path}: {shared.REFUSAL}", err=True)
+            sys.exit(1)
         started = time.perf_counter()
         outcome = hooks.Outcome("merge-driver", target="merge", shared=True, args=[path or ""])
         try:
