@@ -403,6 +403,112 @@ def test_an_older_driver_config_without_the_path_guard_is_rewritten(shared_repo:
     repo = shared_repo
     old = f'[ -n "$HOOKGRAPH_MERGE_DRIVER" ] || {PYTHON} -m hookgraph.cli merge-driver %O %A %B %P || true'
     repo.git("config", "merge.hookgraph.driver", old)
-    assert configure_merge_driver(repo.path) is True
+    assert configure_merge_driver(repo.path) == "updated"
     assert repo.git("config", "--get", "merge.hookgraph.driver").stdout.strip() == merge_driver_command(PYTHON)
-    assert configure_merge_driver(repo.path) is False
+    assert configure_merge_driver(repo.path) is None
+
+
+NO_DRIVER = ("hookgraph: warning: this repository commits its index (.hookgraph/shared.db) but this clone has no "
+             "merge driver for it, so a merge that changes it on both sides stops on a conflict: run "
+             "`hookgraph install` once here")
+
+
+def test_a_teammate_who_did_nothing_is_told_the_one_command_before_a_merge_conflicts(shared_repo: Repo,
+                                                                                      tmp_path: Path) -> None:
+    """Issue 31, item 6: the driver lives in local git config; `ask`, `status` and the hooks say so."""
+    repo = shared_repo
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", str(repo.path), str(mate), cwd=tmp_path)  # plain clone: no install, no hooks
+    assert repo.git("config", "--get", "merge.hookgraph.driver", cwd=mate, check=False).returncode == 1
+
+    ask = repo.hookgraph("ask", "--no-semantic", "multiply every value", cwd=mate)
+    status = repo.hookgraph("status", cwd=mate)
+    status_json = repo.hookgraph("status", "--json", cwd=mate)
+    for proc in (ask, status, status_json):
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.splitlines().count(NO_DRIVER) == 1, proc.stderr
+    json.loads(status_json.stdout)  # stdout stays the JSON object
+
+    # The named command configures it; then nothing more is said.
+    assert repo.hookgraph("install", cwd=mate).returncode == 0
+    assert "case %P in .hookgraph/shared.db)" in repo.git("config", "--get", "merge.hookgraph.driver", cwd=mate).stdout
+    for args in (("ask", "--no-semantic", "multiply every value"), ("status",)):
+        assert "merge driver" not in repo.hookgraph(*args, cwd=mate).stderr
+
+    # A hook in a clone without the driver (pre-commit installed, `hookgraph install` never run) configures it
+    # and says so, once.
+    other = tmp_path / "other"
+    repo.git("clone", "-q", str(repo.path), str(other), cwd=tmp_path)
+    first = repo.hookgraph("hook", "post-checkout", cwd=other)
+    assert first.returncode == 0
+    assert [line for line in first.stderr.splitlines() if "merge driver" in line] == [
+        "hookgraph: warning: configured git's merge driver for .hookgraph/shared.db in this clone (it had none: "
+        "a merge that changed the snapshot on both sides would have stopped on a conflict; `hookgraph install` "
+        "does this for a new clone)"]
+    assert "merge driver" not in repo.hookgraph("hook", "post-checkout", cwd=other).stderr
+    assert "merge driver" not in repo.hookgraph("status", cwd=other).stderr
+
+
+def _stderr_on_a_terminal(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
+    """Run ``cmd`` with stderr on a pseudo-terminal (a person's shell): exit code, stdout, what the terminal got."""
+    import os
+    import pty
+    import threading
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    chunks: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # EIO: the process closed its end
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    out, _ = proc.communicate(timeout=600)
+    reader.join(timeout=30)
+    os.close(master)
+    return proc.returncode, out.decode(), b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_install_shared_commits_a_first_snapshot_with_every_vector(tmp_path: Path) -> None:
+    """Issue 31, item 6: the README's recipe (index, `install --shared`, commit) must not commit a queue."""
+    from tests.conftest import clean_env, commit_all, make_repo
+
+    files = {"calc/math.py": MATH, "calc/text.py": TEXT,
+             "calc/more.py": "".join(_add_function("", f"helper_{i}", f"return {i}") for i in range(12))}
+    repo = make_repo(tmp_path / "repo", files)
+    env = clean_env()
+    indexed = subprocess.run([PYTHON, "-m", "hookgraph.cli", "index", "--no-wait"], cwd=repo, env=env,
+                             capture_output=True, text=True)
+    assert indexed.returncode == 0, indexed.stderr
+    waiting = json.loads(subprocess.run([PYTHON, "-m", "hookgraph.cli", "status", "--json"], cwd=repo, env=env,
+                                        capture_output=True, text=True).stdout)["pending_vectors"]
+    assert waiting >= 15  # the embedder has not caught up (the tests run without the background one)
+
+    code, out, terminal = _stderr_on_a_terminal([PYTHON, "-m", "hookgraph.cli", "install", "--shared", "--no-hooks"],
+                                                repo, env)
+    assert code == 0, terminal
+    assert "shared mode on" in out
+    staged = subprocess.run(["git", "cat-file", "blob", ":.hookgraph/shared.db"], cwd=repo, env=env,
+                            capture_output=True, check=True).stdout
+    (tmp_path / "staged.db").write_bytes(staged)
+    with Store(tmp_path / "staged.db", readonly=True) as store:
+        assert store.pending_count() == 0
+        assert store.db.execute("SELECT count(*) FROM units WHERE vector_id IS NULL").fetchall()[0][0] == 0
+        assert store.db.execute("SELECT count(*) FROM vectors").fetchall()[0][0] >= waiting
+    assert f"hookgraph: embedding {waiting} texts so the first snapshot carries every vector" in terminal
+    assert f"{waiting}/{waiting}" in terminal  # the progress bar reached the end
+    commit_all(repo, "share the index")  # no hooks: exactly what install staged is committed
+    mate = tmp_path / "mate"
+    subprocess.run(["git", "clone", "-q", str(repo), str(mate)], env=env, check=True, capture_output=True)
+    status = json.loads(subprocess.run([PYTHON, "-m", "hookgraph.cli", "status", "--json"], cwd=mate, env=env,
+                                       capture_output=True, text=True).stdout)
+    assert status["pending_vectors"] == 0 and status["units_without_vector"] == 0

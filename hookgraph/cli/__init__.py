@@ -203,6 +203,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         path_glob = path_glob.removeprefix("./") or None
     root = _root()
     with _open_store(root) as store:
+        _warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
         embedder = None if no_semantic else _embedder_for(store, root)
         files = None
         if as_files:
@@ -250,6 +251,15 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
     print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root, pending, notes, match, files)
     if not results or match == "weak":
         sys.exit(EXIT_NOTHING)
+
+
+def _warn_if_no_merge_driver(root: Path) -> None:
+    """Shared mode in a clone that never ran `hookgraph install`: say so before its first merge conflicts."""
+    from hookgraph.sync.shared import missing_driver_line
+
+    line = missing_driver_line(root)
+    if line:
+        click.echo(f"hookgraph: warning: {line}", err=True)
 
 
 def _any_path_matches(store: Any, path_glob: str) -> bool:
@@ -346,6 +356,7 @@ def status(as_json: bool) -> None:
 
     root = _root()
     with _open_store(root) as store:
+        _warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
         parser_note = freshness.older_parser_note(store)
         fresh = freshness.against_head(root, store)
         queue = progress_of(store)

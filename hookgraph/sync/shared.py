@@ -125,10 +125,11 @@ def _driver_python(command: str) -> str | None:
     return None
 
 
-def configure_merge_driver(root: Path) -> bool:
+def configure_merge_driver(root: Path) -> str | None:
     """Define the merge driver in the repository's config if missing, outdated, or its Python is gone.
 
-    Returns True when it wrote the config. Called by ``install`` and lazily by
+    Returns what it did ("added": there was none, "updated"), None when the
+    config was right already. Called by ``install`` and lazily by
     every shared-mode hook, so a teammate's clone gets it at the first hook.
     A driver that runs another working hookgraph (say, pre-commit's
     environment) keeps that Python, but an older command without the
@@ -138,10 +139,30 @@ def configure_merge_driver(root: Path) -> bool:
     current = _configured_driver(root)
     wanted = merge_driver_command(_driver_python(current) if "merge-driver" in current else None)
     if current == wanted:
-        return False
+        return None
     git.run(["config", f"merge.{MERGE_DRIVER}.name", "hookgraph snapshot: ours, re-synced for the merge"], root)
     git.run(["config", f"merge.{MERGE_DRIVER}.driver", wanted], root)
-    return True
+    return "updated" if current else "added"
+
+
+#: The one command that configures the merge driver in a clone (and installs the hooks that keep it).
+SETUP_COMMAND = "hookgraph install"
+
+
+def missing_driver_line(root: Path) -> str | None:
+    """One line when this clone has a committed snapshot but git has no merge driver for it; else None.
+
+    The driver lives in the clone's own git config, which no clone copies: a
+    teammate who never ran ``hookgraph install`` (or a hook) gets a conflict
+    on ``.hookgraph/shared.db`` at the first merge that changes it on both
+    sides. ``ask`` and ``status`` say so, naming the command, before it happens.
+    """
+    from hookgraph.store.snapshot import is_shared, snapshot_path
+
+    if not is_shared(root) or not snapshot_path(root).is_file() or _configured_driver(root):
+        return None
+    return (f"this repository commits its index ({SNAPSHOT_PATH}) but this clone has no merge driver for it, so a "
+            f"merge that changes it on both sides stops on a conflict: run `{SETUP_COMMAND}` once here")
 
 
 def remove_merge_driver(root: Path) -> None:
