@@ -79,8 +79,13 @@ def _pack(repo: Path, embedder, budget: int, top: int = 5):
         return build_pack(repo, store, results, budget)
 
 
+def _pieces(repo: Path, embedder, budget: int, top: int = 5):
+    return _pack(repo, embedder, budget, top).pieces
+
+
 def test_pack_holds_the_answer_its_class_header_and_callee_signatures(shop_repo: Path, embedder) -> None:
-    pieces = _pack(shop_repo, embedder, 400, top=1)
+    pack = _pack(shop_repo, embedder, 400, top=1)
+    pieces = pack.pieces
     by_role = {(p.role, p.symbol) for p in pieces}
     assert ("code", "OrderBook.settle_invoice") in by_role
     assert ("header", "OrderBook") in by_role
@@ -91,17 +96,17 @@ def test_pack_holds_the_answer_its_class_header_and_callee_signatures(shop_repo:
     signature = next(p for p in pieces if p.symbol == "round_cents")
     assert "def round_cents(amount):" in signature.code and "Round an amount to whole cents" in signature.code
     assert "int(abs(amount)" not in signature.code  # a signature, not the body
-    text = render_pack(pieces)
+    text = render_pack(pack)
     assert estimate_tokens(text) <= 400
 
 
 def test_a_callee_that_is_an_answer_too_is_packed_whole(shop_repo: Path, embedder) -> None:
-    pieces = _pack(shop_repo, embedder, 2000, top=10)
+    pieces = _pieces(shop_repo, embedder, 2000, top=10)
     assert [p.role for p in pieces if p.symbol == "apply_tax"] == ["code"]
 
 
 def test_pack_is_grouped_by_file_in_line_order(shop_repo: Path, embedder) -> None:
-    pieces = _pack(shop_repo, embedder, 400)
+    pieces = _pieces(shop_repo, embedder, 400)
     paths = [p.path for p in pieces]
     assert paths[0] == "shop/orders.py"  # the file of the best answer comes first
     assert paths == sorted(paths, key=paths.index)  # each file's pieces are contiguous
@@ -112,15 +117,16 @@ def test_pack_is_grouped_by_file_in_line_order(shop_repo: Path, embedder) -> Non
 
 @pytest.mark.parametrize("budget", [60, 120, 250, 1000])
 def test_pack_never_exceeds_its_budget(shop_repo: Path, embedder, budget: int) -> None:
-    pieces = _pack(shop_repo, embedder, budget)
+    pack = _pack(shop_repo, embedder, budget)
+    pieces = pack.pieces
     assert pieces, "even a small budget packs a cut answer"
-    assert estimate_tokens(render_pack(pieces)) <= budget
+    assert estimate_tokens(render_pack(pack)) <= budget
     assert pieces[0].symbol == "OrderBook.settle_invoice" or any(
         p.symbol == "OrderBook.settle_invoice" for p in pieces)
 
 
 def test_a_method_already_packed_whole_is_not_repeated_as_a_signature(shop_repo: Path, embedder) -> None:
-    pieces = _pack(shop_repo, embedder, 2000)
+    pieces = _pieces(shop_repo, embedder, 2000)
     spans = [(p.path, p.start_line, p.end_line) for p in pieces]
     for i, (path, start, end) in enumerate(spans):
         for j, (other, s2, e2) in enumerate(spans):
@@ -130,7 +136,7 @@ def test_a_method_already_packed_whole_is_not_repeated_as_a_signature(shop_repo:
 
 def test_ask_context_prints_the_pack(shop_repo: Path) -> None:
     out = run_cli(shop_repo, "ask", "--top", "1", "--context", "300", QUESTION, check=True).stdout
-    assert "## shop/orders.py:" in out and "OrderBook.settle_invoice  (method)" in out
+    assert "] shop/orders.py:" in out and "OrderBook.settle_invoice  (method)" in out
     assert "(class, class header)" in out and "(function, signature)" in out
     assert estimate_tokens(out.rstrip("\n")) <= 300
     out = run_cli(shop_repo, "ask", "--context", "5000", QUESTION, check=True).stdout

@@ -355,3 +355,160 @@ def test_a_snapshot_committed_with_texts_still_waiting_answers_at_once_and_says_
     assert payload["pending_vectors"] == 2 and payload["results"][0]["symbol"] == "whisper"
     status = json.loads(repo.hookgraph("status", "--json", cwd=mate, HOOKGRAPH_NO_BACKGROUND="1").stdout)
     assert status["fresh"] and status["pending_vectors"] == 2
+
+
+def test_a_source_file_mapped_to_the_merge_driver_conflicts_and_keeps_both_edits(shared_repo: Repo) -> None:
+    """Issue 31, item 3: the driver writes only the snapshot; any other path is an ordinary conflict."""
+    repo = shared_repo
+    repo.write({".gitattributes": "calc/math.py merge=hookgraph\n"})
+    repo.commit("map a source file to the snapshot's driver (by mistake)")
+    repo.git("checkout", "-q", "-b", "theirs")
+    repo.write({"calc/math.py": MATH.replace('"""Sum of two numbers."""', '"""Sum of two numbers (theirs)."""')})
+    repo.commit("theirs")
+    repo.git("checkout", "-q", "main")
+    repo.write({"calc/math.py": MATH.replace('"""Multiply every value by factor."""',
+                                             '"""Multiply every value by factor (ours)."""')})
+    repo.commit("ours")
+    repo.entries()
+
+    proc = repo.git("merge", "--no-edit", "theirs", check=False)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "CONFLICT" in proc.stdout and "calc/math.py" in proc.stdout
+    refusals = [line for line in proc.stderr.splitlines() if "merge driver refused" in line]
+    assert refusals == ["hookgraph: merge driver refused calc/math.py: merges only .hookgraph/shared.db; "
+                        "remove merge=hookgraph for this path from .gitattributes, then resolve the conflict as usual"]
+    assert repo.git("ls-files", "-u", "--", "calc/math.py").stdout.count("calc/math.py") == 3
+    merged = (repo.path / "calc/math.py").read_bytes()
+    assert not merged.startswith(b"SQLite format 3")
+    text = merged.decode()
+    assert "(theirs)" in text and "(ours)" in text  # both sides' edits survive in the file
+    drivers = [e for e in repo.entries() if e["hook"] == "merge-driver"]
+    assert [e["args"] for e in drivers] == [[".hookgraph/shared.db"]]  # Python never ran for the source file
+
+    # Called directly (a driver configured by hand without the shell's guard): the same refusal.
+    for side, label in (("ours", "(ours)"), ("theirs", "(theirs)")):
+        rev = "HEAD" if side == "ours" else "theirs"
+        (repo.path / f"{side}.tmp").write_text(repo.git("show", f"{rev}:calc/math.py").stdout)
+    (repo.path / "base.tmp").write_text(repo.git("show", "HEAD~1:calc/math.py").stdout)
+    direct = repo.hookgraph("merge-driver", "base.tmp", "ours.tmp", "theirs.tmp", "calc/math.py")
+    assert direct.returncode == 1 and direct.stderr.count("\n") == 1 and "refused calc/math.py" in direct.stderr
+    both = (repo.path / "ours.tmp").read_text()
+    assert "(theirs)" in both and "(ours)" in both
+
+
+def test_an_older_driver_config_without_the_path_guard_is_rewritten(shared_repo: Repo) -> None:
+    """A clone configured by an earlier hookgraph gets the guarded driver at its next hook, same Python."""
+    from hookgraph.sync.shared import configure_merge_driver, merge_driver_command
+
+    repo = shared_repo
+    old = f'[ -n "$HOOKGRAPH_MERGE_DRIVER" ] || {PYTHON} -m hookgraph.cli merge-driver %O %A %B %P || true'
+    repo.git("config", "merge.hookgraph.driver", old)
+    assert configure_merge_driver(repo.path) == "updated"
+    assert repo.git("config", "--get", "merge.hookgraph.driver").stdout.strip() == merge_driver_command(PYTHON)
+    assert configure_merge_driver(repo.path) is None
+
+
+NO_DRIVER = ("hookgraph: warning: this repository commits its index (.hookgraph/shared.db) but this clone has no "
+             "merge driver for it, so a merge that changes it on both sides stops on a conflict: run "
+             "`hookgraph install` once here")
+
+
+def test_a_teammate_who_did_nothing_is_told_the_one_command_before_a_merge_conflicts(shared_repo: Repo,
+                                                                                      tmp_path: Path) -> None:
+    """Issue 31, item 6: the driver lives in local git config; `ask`, `status` and the hooks say so."""
+    repo = shared_repo
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", str(repo.path), str(mate), cwd=tmp_path)  # plain clone: no install, no hooks
+    assert repo.git("config", "--get", "merge.hookgraph.driver", cwd=mate, check=False).returncode == 1
+
+    ask = repo.hookgraph("ask", "--no-semantic", "multiply every value", cwd=mate)
+    status = repo.hookgraph("status", cwd=mate)
+    status_json = repo.hookgraph("status", "--json", cwd=mate)
+    for proc in (ask, status, status_json):
+        assert proc.returncode == 0, proc.stderr
+        assert proc.stderr.splitlines().count(NO_DRIVER) == 1, proc.stderr
+    json.loads(status_json.stdout)  # stdout stays the JSON object
+
+    # The named command configures it; then nothing more is said.
+    assert repo.hookgraph("install", cwd=mate).returncode == 0
+    assert "case %P in .hookgraph/shared.db)" in repo.git("config", "--get", "merge.hookgraph.driver", cwd=mate).stdout
+    for args in (("ask", "--no-semantic", "multiply every value"), ("status",)):
+        assert "merge driver" not in repo.hookgraph(*args, cwd=mate).stderr
+
+    # A hook in a clone without the driver (pre-commit installed, `hookgraph install` never run) configures it
+    # and says so, once.
+    other = tmp_path / "other"
+    repo.git("clone", "-q", str(repo.path), str(other), cwd=tmp_path)
+    first = repo.hookgraph("hook", "post-checkout", cwd=other)
+    assert first.returncode == 0
+    assert [line for line in first.stderr.splitlines() if "merge driver" in line] == [
+        "hookgraph: warning: configured git's merge driver for .hookgraph/shared.db in this clone (it had none: "
+        "a merge that changed the snapshot on both sides would have stopped on a conflict; `hookgraph install` "
+        "does this for a new clone)"]
+    assert "merge driver" not in repo.hookgraph("hook", "post-checkout", cwd=other).stderr
+    assert "merge driver" not in repo.hookgraph("status", cwd=other).stderr
+
+
+def _stderr_on_a_terminal(cmd: list[str], cwd: Path, env: dict[str, str]) -> tuple[int, str, str]:
+    """Run ``cmd`` with stderr on a pseudo-terminal (a person's shell): exit code, stdout, what the terminal got."""
+    import os
+    import pty
+    import threading
+
+    master, slave = pty.openpty()
+    proc = subprocess.Popen(cmd, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=slave)
+    os.close(slave)
+    chunks: list[bytes] = []
+
+    def read() -> None:
+        while True:
+            try:
+                data = os.read(master, 4096)
+            except OSError:  # EIO: the process closed its end
+                return
+            if not data:
+                return
+            chunks.append(data)
+
+    reader = threading.Thread(target=read)
+    reader.start()
+    out, _ = proc.communicate(timeout=600)
+    reader.join(timeout=30)
+    os.close(master)
+    return proc.returncode, out.decode(), b"".join(chunks).decode("utf-8", "replace")
+
+
+def test_install_shared_commits_a_first_snapshot_with_every_vector(tmp_path: Path) -> None:
+    """Issue 31, item 6: the README's recipe (index, `install --shared`, commit) must not commit a queue."""
+    from tests.conftest import clean_env, commit_all, make_repo
+
+    files = {"calc/math.py": MATH, "calc/text.py": TEXT,
+             "calc/more.py": "".join(_add_function("", f"helper_{i}", f"return {i}") for i in range(12))}
+    repo = make_repo(tmp_path / "repo", files)
+    env = clean_env()
+    indexed = subprocess.run([PYTHON, "-m", "hookgraph.cli", "index", "--no-wait"], cwd=repo, env=env,
+                             capture_output=True, text=True)
+    assert indexed.returncode == 0, indexed.stderr
+    waiting = json.loads(subprocess.run([PYTHON, "-m", "hookgraph.cli", "status", "--json"], cwd=repo, env=env,
+                                        capture_output=True, text=True).stdout)["pending_vectors"]
+    assert waiting >= 15  # the embedder has not caught up (the tests run without the background one)
+
+    code, out, terminal = _stderr_on_a_terminal([PYTHON, "-m", "hookgraph.cli", "install", "--shared", "--no-hooks"],
+                                                repo, env)
+    assert code == 0, terminal
+    assert "shared mode on" in out
+    staged = subprocess.run(["git", "cat-file", "blob", ":.hookgraph/shared.db"], cwd=repo, env=env,
+                            capture_output=True, check=True).stdout
+    (tmp_path / "staged.db").write_bytes(staged)
+    with Store(tmp_path / "staged.db", readonly=True) as store:
+        assert store.pending_count() == 0
+        assert store.db.execute("SELECT count(*) FROM units WHERE vector_id IS NULL").fetchall()[0][0] == 0
+        assert store.db.execute("SELECT count(*) FROM vectors").fetchall()[0][0] >= waiting
+    assert f"hookgraph: embedding {waiting} texts so the first snapshot carries every vector" in terminal
+    assert f"{waiting}/{waiting}" in terminal  # the progress bar reached the end
+    commit_all(repo, "share the index")  # no hooks: exactly what install staged is committed
+    mate = tmp_path / "mate"
+    subprocess.run(["git", "clone", "-q", str(repo), str(mate)], env=env, check=True, capture_output=True)
+    status = json.loads(subprocess.run([PYTHON, "-m", "hookgraph.cli", "status", "--json"], cwd=mate, env=env,
+                                       capture_output=True, text=True).stdout)
+    assert status["pending_vectors"] == 0 and status["units_without_vector"] == 0

@@ -203,6 +203,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         path_glob = path_glob.removeprefix("./") or None
     root = _root()
     with _open_store(root) as store:
+        _warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
         embedder = None if no_semantic else _embedder_for(store, root)
         files = None
         if as_files:
@@ -224,18 +225,25 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         if no_links:
             notes.append(no_links)
         if context_tokens is not None:
-            from hookgraph.search.pack import build_pack, render_pack
+            from hookgraph.cli.output import pack_stale_note, stale_line
+            from hookgraph.search.pack import build_pack
 
-            pieces = build_pack(root, store, results, context_tokens)
+            # The stale note goes in the pack too: an agent may read only the pack.
+            in_pack = pack_stale_note(fresh.stale_paths, fresh.indexed_commit, fresh.head)
+            pack = build_pack(root, store, results, context_tokens, notes=[in_pack] if in_pack else [])
             if match == "weak" and results and not explains_weak(notes):
                 click.echo(f"hookgraph: {weak_line(results)}", err=True)
             for note in notes:
                 click.echo(f"note: {shown(note)}", err=True)
-            if not pieces:
+            if fresh.stale_paths:
+                click.echo(f"note: {stale_line(fresh.stale_paths)}", err=True)
+            for line in pack.left_out:
+                click.echo(f"note: {shown(line)}", err=True)
+            if not pack.pieces:
                 sys.exit(EXIT_NOTHING)
-            for piece in pieces:  # a header line must stay one line
+            for piece in pack.pieces:  # a header line must stay one line
                 piece.path, piece.symbol = shown(piece.path), shown(piece.symbol)
-            click.echo(shown_block(render_pack(pieces)))
+            click.echo(shown_block(pack.render()))
             if match == "weak":
                 sys.exit(EXIT_NOTHING)
             return
@@ -243,6 +251,15 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
     print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root, pending, notes, match, files)
     if not results or match == "weak":
         sys.exit(EXIT_NOTHING)
+
+
+def _warn_if_no_merge_driver(root: Path) -> None:
+    """Shared mode in a clone that never ran `hookgraph install`: say so before its first merge conflicts."""
+    from hookgraph.sync.shared import missing_driver_line
+
+    line = missing_driver_line(root)
+    if line:
+        click.echo(f"hookgraph: warning: {line}", err=True)
 
 
 def _any_path_matches(store: Any, path_glob: str) -> bool:
@@ -339,6 +356,7 @@ def status(as_json: bool) -> None:
 
     root = _root()
     with _open_store(root) as store:
+        _warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
         parser_note = freshness.older_parser_note(store)
         fresh = freshness.against_head(root, store)
         queue = progress_of(store)

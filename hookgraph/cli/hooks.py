@@ -51,9 +51,40 @@ def register(cli: click.Group) -> None:
         if uninstall:
             lines = installer.uninstall(root, shared_mode=shared)
         else:
+            if shared:
+                _complete_index_for_the_first_snapshot(root)
             lines = installer.install(root, shared_mode=shared, hooks=not no_hooks)
         for line in lines:
             click.echo(line)
+
+    def _complete_index_for_the_first_snapshot(root: Path) -> None:
+        """Sync the index to HEAD and embed every waiting text here, before the snapshot is exported and staged.
+
+        The first snapshot is what every teammate's clone starts from: with
+        texts still queued (an ``index`` whose background embedder had barely
+        begun), each teammate would embed them all again. A progress bar on a
+        terminal; Ctrl-C stops before shared mode is turned on.
+        """
+        from hookgraph import git
+        from hookgraph.cli.embedding import embed_in_foreground
+        from hookgraph.embed.choice import embedder_for_repo
+        from hookgraph.store import Store, db_path
+        from hookgraph.sync import read_target, sync
+
+        if git.head_commit(root) is None:
+            return  # nothing committed: the first commit's hook builds and embeds the index
+        embedder = embedder_for_repo(root)
+        report = sync(root, read_target(root, "head"), embedder=embedder, background=False)
+        for warning in report.warnings:
+            click.echo(f"hookgraph: warning: {' '.join(warning.split())}", err=True)
+        with Store(db_path(root), readonly=True) as store:
+            pending = store.pending_count()
+        if not pending:
+            return
+        terminal = sys.stderr.isatty()
+        click.echo(f"hookgraph: embedding {pending:,} texts so the first snapshot carries every vector "
+                   "(teammates then embed nothing)", err=True)
+        embed_in_foreground(root, embedder, pending, bar=terminal, quiet=True)
 
     @cli.command("merge-driver", hidden=True)
     @click.argument("ancestor")
@@ -61,11 +92,20 @@ def register(cli: click.Group) -> None:
     @click.argument("theirs")
     @click.argument("path", required=False)
     def merge_driver(ancestor: str, ours: str, theirs: str, path: str | None) -> None:
-        """git's merge driver for .hookgraph/shared.db (configured by `install`); always exits 0."""
+        """git's merge driver for .hookgraph/shared.db (configured by `install`).
+
+        Exits 0 for the snapshot (our side kept at worst); any other PATH is
+        refused (exit 1, after git's text merge into OURS) so git reports an
+        ordinary conflict instead of a database written over the file.
+        """
         import time
 
         from hookgraph.sync import hooks, shared
 
+        if path is not None and path != shared.SNAPSHOT_PATH:
+            shared.merge_other_path(Path(ancestor), Path(ours), Path(theirs))
+            click.echo(f"hookgraph: merge driver refused {path}: {shared.REFUSAL}", err=True)
+            sys.exit(1)
         started = time.perf_counter()
         outcome = hooks.Outcome("merge-driver", target="merge", shared=True, args=[path or ""])
         try:

@@ -197,6 +197,33 @@ class _NameColumns:
         return at + 1 if at >= 0 else 1
 
 
+def stale_line(stale_paths: list[str]) -> str:
+    """``ask``'s note when the index is behind: how many paths changed, and the remedy."""
+    from hookgraph.plural import count, verb
+
+    n = len(stale_paths)
+    return f"{count(n, 'path')} {verb(n, 'has', 'have')} changed since the last index (run `hookgraph index`)"
+
+
+def pack_stale_note(stale_paths: list[str], indexed_commit: str | None, head: str | None) -> str | None:
+    """The same note inside a context pack, where a reader may see nothing else: which paths, which commit.
+
+    The pack's code is the indexed text, so the reader is told it may be
+    older than the files and which commit it comes from.
+    """
+    if not stale_paths:
+        return None
+    behind = ""
+    if indexed_commit and head and indexed_commit != head:
+        behind = f"; the code below is as of commit {indexed_commit[:12]}, HEAD is {head[:12]}"
+    return f"{stale_line(stale_paths)}: {listed_paths(stale_paths)}{behind}"
+
+
+def listed_paths(paths: list[str], most: int = 3) -> str:
+    """A few paths for a one-line note: ``a, b, c and 4 more``."""
+    return ", ".join(paths[:most]) + (f" and {len(paths) - most} more" if len(paths) > most else "")
+
+
 def print_results(
     fmt: str,
     query: str,
@@ -229,11 +256,7 @@ def print_results(
     for note in notes or ():
         click.echo(f"note: {shown(note)}", err=True)
     if stale_paths:
-        from hookgraph.plural import count, verb
-
-        n = len(stale_paths)
-        click.echo(f"note: {count(n, 'path')} {verb(n, 'has', 'have')} changed since the last index "
-                   "(run `hookgraph index`)", err=True)
+        click.echo(f"note: {stale_line(stale_paths)}", err=True)
     waiting = pending_note(pending_vectors)
     if waiting:
         click.echo(waiting, err=True)

@@ -284,7 +284,10 @@ def run_hook(
     target = read_target(root, TARGETS[hook])
     outcome.shared = snapshot.is_shared(root)
     if outcome.shared:
-        shared.configure_merge_driver(root)
+        if shared.configure_merge_driver(root) == "added":
+            outcome.warnings.append(f"configured git's merge driver for {shared.SNAPSHOT_PATH} in this clone "
+                                    "(it had none: a merge that changed the snapshot on both sides would have "
+                                    f"stopped on a conflict; `{shared.SETUP_COMMAND}` does this for a new clone)")
         outcome.imported = shared.top_up_vectors(
             root, target.entries, [snapshot.snapshot_path(root)], _vector_sources(root, gitdir, hook), lock_timeout,
             outcome.warnings,

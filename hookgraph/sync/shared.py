@@ -58,18 +58,52 @@ from hookgraph.store.snapshot import (
 # -- the merge driver -------------------------------------------------------------
 
 
+#: The one path the merge driver may write: ``.gitattributes`` lines are anyone's to edit, and a
+#: source file mapped to ``merge=hookgraph`` must never be overwritten by a database.
+SNAPSHOT_PATH = f"{DB_DIRNAME}/{SNAPSHOT_FILE}"
+
+#: Why a path other than the snapshot is refused (one line on stderr; git then reports a conflict).
+REFUSAL = (f"merges only {SNAPSHOT_PATH}; remove merge={MERGE_DRIVER} for this path from .gitattributes, "
+           "then resolve the conflict as usual")
+
+
 def merge_driver_command(python: str | None = None) -> str:
     """The driver git runs for the snapshot: ours, refreshed for the merge when possible.
 
-    ``|| true``: if that Python or hookgraph is gone, the driver still exits 0
-    and git keeps our side untouched. Inside the driver's own ``git merge-tree``
+    Any other path (a ``.gitattributes`` line mapping a source file to
+    ``merge=hookgraph``) is refused in the shell, before Python: ``git
+    merge-file`` writes both sides into git's file for ours (conflict markers
+    where they overlap), one line goes to stderr and the driver exits 1, so
+    git reports an ordinary conflict and nobody's edits are lost, even when
+    hookgraph's Python is gone. git passes ``%P`` single-quoted, so a path
+    with spaces or quotes is one word. ``|| true``: for the snapshot, if that
+    Python or hookgraph is gone, the driver still exits 0 and git keeps our
+    side untouched. Inside the driver's own ``git merge-tree``
     (``HOOKGRAPH_MERGE_DRIVER`` set) the shell keeps our side without starting Python.
     """
     import shlex
     import sys
 
     exe = shlex.quote(python or sys.executable)
-    return f'[ -n "$HOOKGRAPH_MERGE_DRIVER" ] || {exe} -m hookgraph.cli merge-driver %O %A %B %P || true'
+    refuse = (f"git merge-file -q -L ours -L base -L theirs %A %O %B >/dev/null 2>&1; "
+              f"echo 'hookgraph: merge driver refused '%P': {REFUSAL}' >&2; exit 1")
+    return (f"case %P in {SNAPSHOT_PATH}) ;; *) {refuse};; esac; "
+            f'[ -n "$HOOKGRAPH_MERGE_DRIVER" ] || {exe} -m hookgraph.cli merge-driver %O %A %B %P || true')
+
+
+def merge_other_path(ancestor: Path, ours: Path, theirs: Path) -> None:
+    """For a path that is not the snapshot: git's own three-way text merge into ``ours``.
+
+    The Python side of the shell's refusal (for a driver configured by hand
+    without it): ``ours`` then holds both sides' edits, with conflict markers
+    where they overlap; a binary file keeps our side (git still has theirs as
+    stage 3).
+    """
+    import subprocess
+
+    subprocess.run(["git", "merge-file", "-q", "-L", "ours", "-L", "base", "-L", "theirs",
+                    str(ours), str(ancestor), str(theirs)],
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, check=False)
 
 
 def _configured_driver(root: Path) -> str:
@@ -77,27 +111,58 @@ def _configured_driver(root: Path) -> str:
     return out.decode("utf-8", "surrogateescape").strip()
 
 
-def configure_merge_driver(root: Path) -> bool:
-    """Define the merge driver in the repository's config if missing (or its Python is gone).
-
-    Returns True when it wrote the config. Called by ``install`` and lazily by
-    every shared-mode hook, so a teammate's clone gets it at the first hook.
-    """
+def _driver_python(command: str) -> str | None:
+    """The Python an existing hookgraph driver runs (``<python> -m hookgraph.cli merge-driver``), if it exists."""
     import shlex
 
+    try:
+        words = shlex.split(command.replace(";", " ; "))
+    except ValueError:
+        return None
+    for i, word in enumerate(words[:-3]):
+        if words[i + 1:i + 4] == ["-m", "hookgraph.cli", "merge-driver"]:
+            return word if os.path.isabs(word) and os.path.exists(word) else None
+    return None
+
+
+def configure_merge_driver(root: Path) -> str | None:
+    """Define the merge driver in the repository's config if missing, outdated, or its Python is gone.
+
+    Returns what it did ("added": there was none, "updated"), None when the
+    config was right already. Called by ``install`` and lazily by
+    every shared-mode hook, so a teammate's clone gets it at the first hook.
+    A driver that runs another working hookgraph (say, pre-commit's
+    environment) keeps that Python, but an older command without the
+    snapshot-path guard is rewritten: it would write a database over any
+    file ``.gitattributes`` maps to it.
+    """
     current = _configured_driver(root)
-    if current == merge_driver_command():
-        return False
-    if "merge-driver" in current:
-        try:
-            words = shlex.split(current)
-        except ValueError:
-            words = []
-        if any(os.path.isabs(w) and os.path.exists(w) for w in words):
-            return False  # another working hookgraph (say, pre-commit's environment): leave it
+    wanted = merge_driver_command(_driver_python(current) if "merge-driver" in current else None)
+    if current == wanted:
+        return None
     git.run(["config", f"merge.{MERGE_DRIVER}.name", "hookgraph snapshot: ours, re-synced for the merge"], root)
-    git.run(["config", f"merge.{MERGE_DRIVER}.driver", merge_driver_command()], root)
-    return True
+    git.run(["config", f"merge.{MERGE_DRIVER}.driver", wanted], root)
+    return "updated" if current else "added"
+
+
+#: The one command that configures the merge driver in a clone (and installs the hooks that keep it).
+SETUP_COMMAND = "hookgraph install"
+
+
+def missing_driver_line(root: Path) -> str | None:
+    """One line when this clone has a committed snapshot but git has no merge driver for it; else None.
+
+    The driver lives in the clone's own git config, which no clone copies: a
+    teammate who never ran ``hookgraph install`` (or a hook) gets a conflict
+    on ``.hookgraph/shared.db`` at the first merge that changes it on both
+    sides. ``ask`` and ``status`` say so, naming the command, before it happens.
+    """
+    from hookgraph.store.snapshot import is_shared, snapshot_path
+
+    if not is_shared(root) or not snapshot_path(root).is_file() or _configured_driver(root):
+        return None
+    return (f"this repository commits its index ({SNAPSHOT_PATH}) but this clone has no merge driver for it, so a "
+            f"merge that changes it on both sides stops on a conflict: run `{SETUP_COMMAND}` once here")
 
 
 def remove_merge_driver(root: Path) -> None:
