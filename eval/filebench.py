@@ -123,10 +123,12 @@ def apply_sets(settings: list[str]) -> None:
         setattr(module, attr, value)
 
 
-def ask_files(store: Any, query: str, embedder: Any, top: int = 10) -> list[str]:
-    from hookgraph.search import search_files
+def ask_files(store: Any, query: str, embedder: Any, top: int = 10) -> tuple[list[str], bool]:
+    """The files ``ask --files --top 10`` lists, and whether it calls the answer weak."""
+    from hookgraph.search import answer_match, search_files
 
-    return [f.path for f in search_files(store, query, top=top, embedder=embedder)]
+    files = search_files(store, query, top=top, embedder=embedder)
+    return [f.path for f in files], answer_match(files) == "weak"
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -168,7 +170,7 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n in names if (n, states[0]) in stores]
     tasks = {n: json.loads((shared / "annotations" / f"{n}.json").read_text()) for n in names}
     published = json.loads((shared / "published.json").read_text())
-    configs = [c.split(",") for c in args.tries] or [[]]
+    configs = [[item for item in c.split(",") if item] for c in args.tries] or [[]]
     dump: list[dict[str, Any]] = []
     for config in configs:
         saved = snapshot_constants(config)
@@ -194,13 +196,14 @@ def run_config(names: list[str], states: tuple[str, ...], stores: dict[tuple[str
             values = []
             for task in tasks[name]:
                 gold = [t if isinstance(t, str) else t["path"] for t in task.get("relevant", []) + task.get("secondary", [])]
-                files = ask_files(stores[(name, state)], task["query"], embedder)
+                files, weak = ask_files(stores[(name, state)], task["query"], embedder)
+                per_cat[state]["weak"].append(float(weak))
                 ranks = [r for g in gold if (r := score.file_rank(files, g, score.path_matches_suffix)) is not None]
                 value = score.ndcg_at_k(ranks, len(gold), 10)
                 values.append(value)
                 per_cat[state][task.get("category") or "unknown"].append(value)
                 dump.append({"repo": name, "state": state, "query": task["query"], "category": task.get("category"),
-                             "gold": gold, "files": files, "ndcg": value})
+                             "gold": gold, "files": files, "ndcg": value, "weak": weak})
                 if misses and state == states[-1] and value < 1.0:
                     print(f"[{name} {value:.2f}] {task['query']}\n    gold: {gold}\n    got:  {files[:10]}")
             per_repo[name][state] = statistics.mean(values) if values else 0.0
@@ -219,7 +222,9 @@ def report(per_repo: dict[str, dict[str, float]], per_cat: dict[str, dict[str, l
     semble = statistics.mean(published[n]["semble"] for n in per_repo if n in published)
     print(f"{'MEAN':24s} " + " ".join(f"{means[s]:9.3f}" for s in states) + f"   {semble:.3f}")
     for state in states:
-        cats = ", ".join(f"{c} {statistics.mean(v):.3f}" for c, v in sorted(per_cat[state].items()) if len(v) > 2)
+        cats = ", ".join(f"{c} {statistics.mean(v):.3f}" for c, v in sorted(per_cat[state].items())
+                         if len(v) > 2 and c != "weak")
+        cats += f"; answerable called weak {statistics.mean(per_cat[state]['weak']):.3f}"
         print(f"  {state}: {cats}")
     if brief:
         print("  " + " ".join(f"{n[:7]}={'/'.join(f'{v[s]:.2f}' for s in states)}" for n, v in per_repo.items()))

@@ -226,7 +226,8 @@ def search_files(
     its best unit, lifted by its other strong units (coherence) and by
     question words in its name and folders.
     """
-    results = rank(store, query, depth=FILES_DEPTH, embedder=embedder, path_glob=path_glob, language=language)
+    results = rank(store, query, depth=FILES_DEPTH, embedder=embedder, path_glob=path_glob, language=language,
+                   path_candidates=True)
     question = read_intent(query).kind != "identifier"
     files = rank_files(results, query_words(query), top=top, units_per_file=units_per_file, question=question)
     _confidence.score_files(files, results)
@@ -252,15 +253,20 @@ def rank(
     language: str | None = None,
     fusion: str | None = None,
     use_graph: bool = True,
+    path_candidates: bool = False,
 ) -> list[Result]:
-    """Every candidate for ``query`` ranked, with confidences; the first ``depth`` are the ones arranged for showing."""
+    """Every candidate for ``query`` ranked, with confidences; the first ``depth`` are the ones arranged for showing.
+
+    ``path_candidates``: files named after the question's words join the candidates (the files ranking
+    asks for them; the unit ranking of ``search`` is measured without them).
+    """
     fusion = fusion or FUSION
     intent = read_intent(query)
     question = intent.kind != "identifier"
     words = query_words(query)
     every_lexical = store.fts_search(fts_query(words), LEXICAL_DEPTH) if words else []
     lexical = every_lexical[:CANDIDATES]
-    if question and PATH_CANDIDATE_FILES and words:
+    if path_candidates and question and PATH_CANDIDATE_FILES and words:
         lexical = _with_path_candidates(store, words, every_lexical, lexical)
     semantic: list[tuple[int, float]] = []
     query_vector = None

@@ -20,7 +20,7 @@ from functools import lru_cache
 
 from hookgraph.parse.words import identifier_words
 
-__all__ = ["words_match", "PathWords", "path_words", "matched_words", "is_test_path", "is_aside_path", "file_stem",
+__all__ = ["words_match", "PathWords", "path_words", "matched_words", "is_test_path", "file_stem",
            "HEADER_SUFFIXES", "SOURCE_SUFFIXES", "TS_DECLARATION_SUFFIXES", "DECLARATION_SUFFIXES"]
 
 #: Words at least this long may match by a shared prefix; shorter ones only exactly
@@ -108,14 +108,6 @@ def is_test_path(path: str) -> bool:
         or ".test." in name
         or ".spec." in name
     )
-
-
-_ASIDE_DIRS = frozenset({"example", "examples", "_example", "_examples", "docs_src", "compat", "_compat", "legacy"})
-
-
-def is_aside_path(path: str) -> bool:
-    """Example, compatibility or legacy code by its folder: it shows or keeps what the real code does."""
-    return any(p in _ASIDE_DIRS for p in path.lower().split("/")[:-1])
 
 
 #: C-family headers, and the files that define what they declare (``decode.h`` / ``decode.c``).
