@@ -168,6 +168,9 @@ def main(argv: list[str] | None = None) -> int:
         for state in states:
             stores[(name, state)] = Store(indexes[state])
     names = [n for n in names if (n, states[0]) in stores]
+    # Asking only reads the vector cache (and adds the few on-the-spot texts): never wait long for a run
+    # that is building another repository's index and holds the cache's write lock.
+    embedder._db.execute("PRAGMA busy_timeout=1000")
     tasks = {n: json.loads((shared / "annotations" / f"{n}.json").read_text()) for n in names}
     published = json.loads((shared / "published.json").read_text())
     configs = [[item for item in c.split(",") if item] for c in args.tries] or [[]]

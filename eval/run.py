@@ -311,8 +311,11 @@ class CachingEmbedder:
                 vectors = compute([texts[i] for i in missing], [counts[i] for i in missing])
                 for i, vector in zip(missing, vectors):
                     out[i] = vector
-                    self._db.execute("INSERT OR REPLACE INTO vec(key, v) VALUES (?, ?)",
-                                     (self._key(texts[i]), np.asarray(vector, dtype=np.float32).tobytes()))
+                    try:
+                        self._db.execute("INSERT OR REPLACE INTO vec(key, v) VALUES (?, ?)",
+                                         (self._key(texts[i]), np.asarray(vector, dtype=np.float32).tobytes()))
+                    except sqlite3.OperationalError:  # another run holds the cache's write lock: keep going uncached
+                        pass
                 self.embedded += len(missing)
                 if self.embedded % 200 < len(missing):
                     self._db.commit()
