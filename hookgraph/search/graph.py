@@ -294,8 +294,11 @@ def _bare_elsewhere(store: Store, target: str, options: list[UnitRow], origin: U
 
     Where a language reaches another file's function only through an import
     (:data:`_IMPORT_SCOPED`), a name neither defined here nor imported is a
-    parameter, a local or a builtin, so nothing of ours is stated. Go calls
-    the functions of its own package (its folder) bare.
+    parameter, a local or a builtin: the functions named so are candidates
+    unless one file outside the tests is all there is. Go calls its own
+    package's (folder's) functions bare and no other's. Elsewhere (C's global
+    functions, a header and its source, shell functions) every function of
+    that name is one the call may link to, as before.
     """
     if not options or origin is None:
         return Resolution(options)
@@ -307,22 +310,22 @@ def _bare_elsewhere(store: Store, target: str, options: list[UnitRow], origin: U
     if origin.language == "go":
         folder = origin.path.rsplit("/", 1)[0] if "/" in origin.path else ""
         package = [c for c in options if (c.path.rsplit("/", 1)[0] if "/" in c.path else "") == folder]
-        if package:
-            return Resolution(package)
+        return Resolution(package) if package else Resolution([], maybe=options)
+    if origin.language not in _IMPORT_SCOPED:
+        return Resolution(options)
     pool = options if is_test_path(origin.path) else [c for c in options if not is_test_path(c.path)]
-    if origin.language in _IMPORT_SCOPED and not modules and not _imports_everything(store, origin.path):
-        return Resolution([], maybe=options)
-    if len({c.path for c in pool}) == 1:
+    if (modules or _imports_everything(store, origin.path)) and len({c.path for c in pool}) == 1:
         return Resolution(pool)
     return Resolution([], maybe=options)
 
 
 def _imported_modules(store: Store, path: str, name: str) -> list[str]:
-    """The last segment of each module the file imports ``name`` from (``../utils:run`` -> ``utils``)."""
-    rows = cast("list[tuple[str]]", store.db.execute(
+    """The last segment of each module the file imports ``name`` from (``../utils:run`` -> ``utils``,
+    ``crate::header::bytes2path`` -> ``header``)."""
+    rows = cast("list[tuple[str]]", store.db.execute(  # a file imports tens of names: filtered here
         "SELECT coalesce(e.target_full, e.target) FROM units u JOIN edges e ON e.source_unit = u.id "
-        "WHERE u.path = ? AND e.kind = 'imports' AND e.target = ?",
-        (path, name),
+        "WHERE u.path = ? AND e.kind = 'imports'",
+        (path,),
     ).fetchall())
     modules = []
     for (full,) in rows:
