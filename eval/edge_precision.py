@@ -17,6 +17,8 @@ reports precision (true among still stated) and recall (true edges still stated)
     python eval/edge_precision.py sample gin go --n 40 --seed 30
     # score the stored labels with the current code
     python eval/edge_precision.py score
+    # a second sample, drawn from the code *after* the rule (seed 31, 10 per language): out-of-sample precision
+    python eval/edge_precision.py score --labels eval/edge_labels_after.json
 
 The repositories are the benchmark's prepared copies under ``/work/bench/repos``
 (``--repos``); each is copied to ``--workdir`` and indexed there without
@@ -135,13 +137,15 @@ def main() -> None:
     draw.add_argument("language")
     draw.add_argument("--n", type=int, default=40)
     draw.add_argument("--seed", type=int, default=30)
-    sub.add_parser("score")
+    scoring = sub.add_parser("score")
+    scoring.add_argument("--labels", type=Path, default=LABELS,
+                         help="edge_labels.json (drawn before the rule) or edge_labels_after.json (drawn after it)")
     args = parser.parse_args()
     args.workdir.mkdir(parents=True, exist_ok=True)
     if args.command == "sample":
         print(json.dumps(sample(args.name, args.language, args.n, args.seed, args.repos, args.workdir), indent=1))
         return
-    rows = json.loads(LABELS.read_text())
+    rows = json.loads(args.labels.read_text())
     result = score(rows, args.repos, args.workdir)
     total = {k: sum(t[k] for t in result.values()) for k in ("labelled", "true", "stated", "stated_true", "missing")}
     print(json.dumps({"languages": result, "all": {
