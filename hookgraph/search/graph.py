@@ -40,7 +40,7 @@ from dataclasses import dataclass, field
 from typing import cast
 
 from hookgraph.parse.languages import REGISTRY, LanguageSpec
-from hookgraph.parse.qualnames import ends_with, last_part, spellings
+from hookgraph.parse.qualnames import ends_with, last_part, spellings, split_qualname
 from hookgraph.search.paths import TS_DECLARATION_SUFFIXES, is_test_path
 from hookgraph.store import Store, UnitRow
 
@@ -83,6 +83,10 @@ _SELF = frozenset({"self", "this", "cls"})
 CLASS_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type", "impl", "module", "object", "record"})
 _SCRIPT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "jsx"})
 _FUNCTION_PROTOTYPE = frozenset({"call", "apply", "bind"})
+#: Words that start a path inside the project and name no module (Rust's ``crate::``, ``self::``, ``super::``).
+_PATH_ROOTS = frozenset({"crate", "self", "super", "Self"})
+#: The files a Rust crate's root path (``crate::other``) names.
+_CRATE_ROOTS = frozenset({"lib", "main"})
 #: Type arguments in a receiver (Rust's ``LinkedList::<L, T>::new``, ``Vec<u8>::new``): not part of its name.
 _GENERIC_ARGUMENTS = re.compile(r"(?:::)?<[^<>]*(?:<[^<>]*>[^<>]*)*>")
 #: How an import's full name is cut into module segments (``../utils:run``, ``a.b.c``, ``crate::x::f``).
@@ -107,7 +111,8 @@ COMMON_METHOD_NAMES = frozenset("""
     new init create build execute process handle handler next_id name id type value data
     assert test setup teardown log info warn warning print println printf sprintf
     servehttp hijack writeheader flush closenotify
-    poll poll_next poll_ready waker wake wake_by_ref drop deref deref_mut as_ptr as_raw_fd into_inner get_ref get_mut
+    poll poll_next poll_ready waker wake wake_by_ref drop deref deref_mut as_ptr into_inner get_ref get_mut
+    as_fd as_raw_fd into_raw_fd from_raw_fd as_raw_socket into_raw_socket as_raw_handle into_raw_handle
 """.split())
 
 
@@ -227,6 +232,13 @@ def resolve(
         last = last_part(receiver)
         if last[0].isupper():
             members = [c for c in candidates if c.parent and ends_with(c.parent, last)]
+            if members and "::" in receiver:  # scheduler::Handle::current: Handle of the scheduler module
+                qualifier = [q for q in split_qualname(receiver)[:-1] if q not in _PATH_ROOTS]
+                if qualifier:
+                    members = [c for c in members if ends_with(c.parent or "", receiver)
+                               or f"/{qualifier[-1]}/" in f"/{c.path}" or _stem(c.path) == qualifier[-1]]
+                    if not members:
+                        return Resolution([], maybe=[c for c in candidates if c.parent and ends_with(c.parent, last)])
             if members:  # Name.f(): Name's own f; several classes called Name: the one in this file
                 return _one_home([c for c in members if c.path == here] or members, target)
             named = _definitions(store, last, cache) or _spelled(store, receiver)  # Perl: Shop::FrontEnd
@@ -242,7 +254,7 @@ def resolve(
             return _unknown_receiver(target, methods, origin)  # FormMultipart.Bind: a value, its type unseen
         named_for = _methods_of_class_named_like(methods, last)
         if named_for:  # response.read() runs Response.read, not Request.read
-            return Resolution(named_for)
+            return _imported_class(store, named_for, origin)
         functions = [c for c in candidates if c.kind != "method"]
         in_module = [c for c in functions if _stem(c.path) == last]
         if in_module:
@@ -264,6 +276,25 @@ def _spelled(store: Store, qualname: str) -> list[UnitRow]:
             if r.kind not in ("file", "section")]
 
 
+def _home(unit: UnitRow) -> tuple[str, str]:
+    """Where a definition lives: its class in its file (two Rust ``Driver`` types in two modules are two
+    homes), or for Go its type in its package's folder (a type's methods spread over the package's files)."""
+    place = unit.path.rsplit("/", 1)[0] if unit.language == "go" and "/" in unit.path else unit.path
+    return (unit.parent or "", place)
+
+
+def _imported_class(store: Store, methods: list[UnitRow], origin: UnitRow | None) -> Resolution:
+    """Methods of one class are a fact; of several same-named classes, those of the one the file imports
+    (``use crate::runtime::driver::Driver``), else those in this file; otherwise candidates."""
+    if len({_home(m) for m in methods}) <= 1 or origin is None:
+        return Resolution(methods)
+    here = [m for m in methods if m.path == origin.path]
+    if here:
+        return Resolution(here)
+    imported = _from_imports(store, origin.path, last_part(methods[0].parent or ""), methods)
+    return Resolution(imported) if imported else Resolution([], maybe=methods)
+
+
 def _unknown_receiver(target: str, options: list[UnitRow], origin: UnitRow | None) -> Resolution:
     """A call on a receiver whose type the code does not show: a fact only when no other reading exists.
 
@@ -276,7 +307,7 @@ def _unknown_receiver(target: str, options: list[UnitRow], origin: UnitRow | Non
     pool = options
     if origin is not None and not is_test_path(origin.path):
         pool = [c for c in options if not is_test_path(c.path)]
-    homes = {c.parent or c.path for c in pool}
+    homes = {_home(c) for c in pool}
     if len(homes) == 1 and target.lower() not in COMMON_METHOD_NAMES:
         return Resolution(pool)
     return Resolution([], maybe=options)
@@ -284,7 +315,7 @@ def _unknown_receiver(target: str, options: list[UnitRow], origin: UnitRow | Non
 
 def _one_home(options: list[UnitRow], target: str) -> Resolution:
     """Members of one class are a fact; of several same-named classes in other files, candidates."""
-    if len({c.parent or c.path for c in options}) == 1:
+    if len({_home(c) for c in options}) == 1:
         return Resolution(options)
     return Resolution([], maybe=options)
 
@@ -304,7 +335,7 @@ def _bare_elsewhere(store: Store, target: str, options: list[UnitRow], origin: U
         return Resolution(options)
     modules = _imported_modules(store, origin.path, target)
     if modules:
-        named = [c for c in options if any(_stem(c.path) == m or f"/{m}/" in f"/{c.path}" for m in modules)]
+        named = _from_imports(store, origin.path, target, options)
         if named:
             return Resolution(named)
     if origin.language == "go":
@@ -319,9 +350,9 @@ def _bare_elsewhere(store: Store, target: str, options: list[UnitRow], origin: U
     return Resolution([], maybe=options)
 
 
-def _imported_modules(store: Store, path: str, name: str) -> list[str]:
-    """The last segment of each module the file imports ``name`` from (``../utils:run`` -> ``utils``,
-    ``crate::header::bytes2path`` -> ``header``)."""
+def _imported_modules(store: Store, path: str, name: str) -> list[list[str]]:
+    """The module path of each import of ``name`` by the file, as segments (``../utils:run`` -> ``[utils]``,
+    ``crate::runtime::driver::Driver`` -> ``[runtime, driver]``)."""
     rows = cast("list[tuple[str]]", store.db.execute(  # a file imports tens of names: filtered here
         "SELECT coalesce(e.target_full, e.target) FROM units u JOIN edges e ON e.source_unit = u.id "
         "WHERE u.path = ? AND e.kind = 'imports'",
@@ -329,10 +360,30 @@ def _imported_modules(store: Store, path: str, name: str) -> list[str]:
     ).fetchall())
     modules = []
     for (full,) in rows:
-        parts = [p for p in _MODULE_PARTS.split(full) if p]
-        if len(parts) >= 2 and parts[-1] == name:
-            modules.append(parts[-2])
+        written = [p for p in _MODULE_PARTS.split(full) if p]
+        parts = [p for p in written if p not in _PATH_ROOTS]
+        if parts and parts[-1] == name and (len(parts) >= 2 or written[0] in _PATH_ROOTS):
+            modules.append(parts[:-1])  # use crate::other: [] is the crate's root file
     return modules
+
+
+def _from_imports(store: Store, path: str, name: str, options: list[UnitRow]) -> list[UnitRow]:
+    """Those of ``options`` in the file an import of ``name`` names: the whole module path first, else its
+    last segment as a file's stem or folder."""
+    modules = _imported_modules(store, path, name)
+    if [] in modules:  # from the crate's root: lib.rs or main.rs
+        return [c for c in options if _stem(c.path) in _CRATE_ROOTS]
+    whole = [c for c in options if any(_path_segments(c.path)[-len(m):] == m for m in modules)]
+    return whole or [c for c in options if any(_stem(c.path) == m[-1] or f"/{m[-1]}/" in f"/{c.path}"
+                                               for m in modules)]
+
+
+def _path_segments(path: str) -> list[str]:
+    """``src/runtime/driver.rs`` -> ``[src, runtime, driver]``; a folder's own file is the folder."""
+    parts = path.rsplit(".", 1)[0].split("/") if "." in path.rsplit("/", 1)[-1] else path.split("/")
+    if len(parts) > 1 and parts[-1] in ("__init__", "index", "mod"):
+        parts = parts[:-1]
+    return parts
 
 
 def _imports_everything(store: Store, path: str) -> bool:
