@@ -26,8 +26,13 @@ Resolution reads the receiver of the call, the way a reader would:
   ``util.ssl_.create_urllib3_context``), ``pkg.f()`` one re-exported by our
   package (``flask.stream_with_context``); a receiver imported from outside
   the project names nothing of ours (``dotenv.load_dotenv``);
-* any other receiver (``conn.urlopen``, ``g().f``) names a method, or in
-  JavaScript also a function hung on a plain object (``validators.x``).
+* any other receiver (``conn.urlopen``, ``g().f``, ``args.headers.get``) has a
+  type the code does not show: it names a method (or in JavaScript also a
+  function hung on a plain object, ``validators.x``) only when one class in
+  one file is all that defines the name and the name is not one the
+  languages' own types answer to (:data:`COMMON_METHOD_NAMES`); otherwise the
+  call is *ambiguous*: :class:`Resolution` ``maybe`` lists the candidates,
+  which ``callees`` shows as such and ``callers`` never states (issue 30).
 
 JavaScript's ``f.call(...)`` / ``f.apply`` / ``f.bind`` call ``f``. Type
 declarations (``.d.ts``) only answer when no implementation does.
