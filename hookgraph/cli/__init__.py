@@ -294,7 +294,17 @@ def _embedder_for(store: Any, root: Path | None = None) -> Any:
     return embedder
 
 
+#: Candidates named per ambiguous call in ``callers``/``callees`` output; the count says how many there are.
+_CANDIDATES_SHOWN = 5
+
+
+def _where(unit: Any) -> str:
+    return f"{unit.qualname} {unit.path}:{unit.start_line}"
+
+
 def _print_links(links: list[Any], as_json: bool, direction: str) -> None:
+    """One line (or JSON object) per call; a call whose receiver's type is unknown says so and names
+    what it may run, so nobody reads a guess as an edge."""
     if as_json:
         click.echo(json.dumps([
             {
@@ -306,14 +316,24 @@ def _print_links(links: list[Any], as_json: bool, direction: str) -> None:
                 "call_path": link.call_path,
                 "call_line": link.call_line,
                 "expression": link.expression,
+                "resolution": link.resolution,
+                "candidates": [_where(u) for u in link.maybe],
             }
             for link in links
         ], indent=2))
     else:
         for link in links:
-            where = f"{link.unit.path}:{link.unit.start_line}" if link.unit else "(not in this repository)"
-            click.echo(shown(f"{link.call_path}:{link.call_line}  {direction} {link.expression}  -> "
-                             f"{link.unit.qualname if link.unit else link.name}  {where}"))
+            if link.maybe and link.unit is None:  # a callee of unknown receiver
+                names = ", ".join(_where(u) for u in link.maybe[:_CANDIDATES_SHOWN])
+                more = f" and {len(link.maybe) - _CANDIDATES_SHOWN} more" if len(link.maybe) > _CANDIDATES_SHOWN else ""
+                target = f"? {link.name}  (receiver type unknown; may be one of {len(link.maybe)}: {names}{more})"
+            elif link.maybe:  # a possible caller
+                target = f"{link.unit.qualname} {link.unit.path}:{link.unit.start_line}  (maybe: receiver type unknown)"
+            elif link.unit is not None:
+                target = f"{link.unit.qualname}  {link.unit.path}:{link.unit.start_line}"
+            else:
+                target = f"{link.name}  (not in this repository)"
+            click.echo(shown(f"{link.call_path}:{link.call_line}  {direction} {link.expression}  -> {target}"))
     if not links:
         sys.exit(EXIT_NOTHING)
 
@@ -321,13 +341,22 @@ def _print_links(links: list[Any], as_json: bool, direction: str) -> None:
 @cli.command()
 @click.argument("symbol")
 @click.option("--json", "as_json", is_flag=True)
+@click.option("--all", "show_all", is_flag=True,
+              help="Also list calls that may reach SYMBOL: same name, receiver of unknown type (not facts).")
 @friendly
-def callers(symbol: str, as_json: bool) -> None:
+def callers(symbol: str, as_json: bool, show_all: bool) -> None:
     """Units that call SYMBOL (a name or Class.method)."""
     from hookgraph.search.graph import callers as find_callers
+    from hookgraph.search.graph import possible_callers
 
     with _open_store(_root()) as store:
         links = find_callers(store, symbol)
+        maybe = possible_callers(store, symbol)
+    if show_all:
+        links = links + maybe
+    elif maybe:
+        click.echo(f"hookgraph: {len(maybe)} more call(s) of {maybe[0].name} on receivers of unknown type "
+                   "may reach it; `--all` lists them", err=True)
     _print_links(links, as_json, "called as")
 
 
@@ -336,7 +365,7 @@ def callers(symbol: str, as_json: bool) -> None:
 @click.option("--json", "as_json", is_flag=True)
 @friendly
 def callees(symbol: str, as_json: bool) -> None:
-    """What SYMBOL calls, resolved to this repository's definitions where possible."""
+    """What SYMBOL calls, resolved to this repository's definitions where the code shows the receiver."""
     from hookgraph.search.graph import callees as find_callees
 
     with _open_store(_root()) as store:

@@ -135,6 +135,8 @@ class Link(TypedDict):
     call_path: str
     call_line: int
     expression: str
+    #: exact (ours, read from the code), ambiguous (receiver of unknown type: not an edge), external
+    resolution: str
 
 
 class CallersOutput(TypedDict):
@@ -240,6 +242,7 @@ def _link(link: Any) -> dict[str, Any]:
         "call_path": link.call_path,
         "call_line": link.call_line,
         "expression": link.expression,
+        "resolution": link.resolution,
     }
 
 

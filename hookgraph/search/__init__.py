@@ -42,7 +42,8 @@ from hookgraph.parse.words import identifier_words
 from hookgraph.search import confidence as _confidence
 from hookgraph.search.confidence import Evidence
 from hookgraph.search.files import FileResult, rank_files
-from hookgraph.search.graph import SymbolNotFound, callees_of, callers_of, find_symbol, resolve_call, resolve_name
+from hookgraph.search.graph import (SymbolNotFound, callees_of, callers_of, find_symbol, possible_callers_of,
+                                    resolve_call, resolve_name)
 from hookgraph.search.intent import Intent, is_code_name, looks_like_identifier, read_intent
 from hookgraph.search.paths import (
     DECLARATION_SUFFIXES,
@@ -916,20 +917,26 @@ def _graph_answers(
             targets = find_symbol(store, spelled)
         except SymbolNotFound:
             continue
-        links = callers_of(store, targets) if intent.direction == "callers" else callees_of(store, targets)
+        links = (callers_of(store, targets) + possible_callers_of(store, targets) if intent.direction == "callers"
+                 else callees_of(store, targets))
+        # a call on a receiver of unknown type is no edge: what it may run (callees) or the unit making it
+        # (callers) still answers, after the facts
+        pairs = [(link, unit) for link in links
+                 for unit in ([link.unit] if link.unit is not None and intent.direction == "callers" or not link.maybe
+                              else link.maybe)]
         sites: dict[int, int] = {}
         linked: dict[int, UnitRow] = {}
         readings: dict[tuple[str, int, str], int] = {}  # call site -> how many units it may run
-        for link in links:
+        for link, _unit in pairs:
             site = (link.call_path, link.call_line, link.expression)
             readings[site] = readings.get(site, 0) + 1
         ambiguous: dict[int, bool] = {}
-        for link in links:
-            if link.unit is not None and _passes(link.unit, path_glob, language):
-                sites[link.unit.id] = sites.get(link.unit.id, 0) + 1
-                linked[link.unit.id] = link.unit
-                unsure = readings[(link.call_path, link.call_line, link.expression)] > AMBIGUOUS_CALL
-                ambiguous[link.unit.id] = ambiguous.get(link.unit.id, True) and unsure
+        for link, unit in pairs:
+            if unit is not None and _passes(unit, path_glob, language):
+                sites[unit.id] = sites.get(unit.id, 0) + 1
+                linked[unit.id] = unit
+                unsure = bool(link.maybe) or readings[(link.call_path, link.call_line, link.expression)] > AMBIGUOUS_CALL
+                ambiguous[unit.id] = ambiguous.get(unit.id, True) and unsure
         position = {r.unit.id: i for i, r in enumerate(ranked)}
         by_id = {r.unit.id: r for r in ranked}
         order = sorted(linked, key=lambda uid: (ambiguous[uid], position.get(uid, len(ranked)), -sites[uid],

@@ -26,8 +26,13 @@ Resolution reads the receiver of the call, the way a reader would:
   ``util.ssl_.create_urllib3_context``), ``pkg.f()`` one re-exported by our
   package (``flask.stream_with_context``); a receiver imported from outside
   the project names nothing of ours (``dotenv.load_dotenv``);
-* any other receiver (``conn.urlopen``, ``g().f``) names a method, or in
-  JavaScript also a function hung on a plain object (``validators.x``).
+* any other receiver (``conn.urlopen``, ``g().f``, ``args.headers.get``) has a
+  type the code does not show: it names a method (or in JavaScript also a
+  function hung on a plain object, ``validators.x``) only when one class in
+  one file is all that defines the name and the name is not one the
+  languages' own types answer to (:data:`COMMON_METHOD_NAMES`); otherwise the
+  call is *ambiguous*: :class:`Resolution` ``maybe`` lists the candidates,
+  which ``callees`` shows as such and ``callers`` never states (issue 30).
 
 JavaScript's ``f.call(...)`` / ``f.apply`` / ``f.bind`` call ``f``. Type
 declarations (``.d.ts``) only answer when no implementation does.
@@ -36,12 +41,12 @@ declarations (``.d.ts``) only answer when no implementation does.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import cast
 
 from hookgraph.parse.languages import REGISTRY, LanguageSpec
-from hookgraph.parse.qualnames import ends_with, last_part, spellings
-from hookgraph.search.paths import TS_DECLARATION_SUFFIXES
+from hookgraph.parse.qualnames import ends_with, last_part, spellings, split_qualname
+from hookgraph.search.paths import TS_DECLARATION_SUFFIXES, is_test_path
 from hookgraph.store import Store, UnitRow
 
 
@@ -58,6 +63,17 @@ class Link:
     call_path: str
     call_line: int
     expression: str
+    #: For a callee whose receiver's type the code does not show (``unit`` None): the same-named
+    #: definitions of ours it may run. For a possible caller: the definitions its call may reach.
+    maybe: list[UnitRow] = field(default_factory=list)
+
+    @property
+    def resolution(self) -> str:
+        """``exact`` (a unit of ours, read from the code), ``ambiguous`` (a receiver of unknown type:
+        ``maybe`` lists what it could run) or ``external`` (nothing of ours)."""
+        if self.maybe:
+            return "ambiguous"
+        return "exact" if self.unit is not None else "external"
 
 
 _SIMPLE = re.compile(r"^[A-Za-z_$][\w$]*$")
@@ -68,8 +84,41 @@ _CALL_JOINS = (".", "::", "->", ":", "$")
 #: Sigils a receiver may carry: PHP/Perl ``$this``, Ruby ``@config``.
 _SIGILS = "$@"
 _SELF = frozenset({"self", "this", "cls"})
+#: Unit kinds that are types: ``Name.f()`` on one of them is a member of it or of a class it extends.
+CLASS_KINDS = frozenset({"class", "interface", "struct", "trait", "enum", "type", "impl", "module", "object", "record"})
 _SCRIPT_LANGUAGES = frozenset({"javascript", "typescript", "tsx", "jsx"})
 _FUNCTION_PROTOTYPE = frozenset({"call", "apply", "bind"})
+#: Words that start a path inside the project and name no module (Rust's ``crate::``, ``self::``, ``super::``).
+_PATH_ROOTS = frozenset({"crate", "self", "super", "Self"})
+#: The files a Rust crate's root path (``crate::other``) names.
+_CRATE_ROOTS = frozenset({"lib", "main"})
+#: Type arguments in a receiver (Rust's ``LinkedList::<L, T>::new``, ``Vec<u8>::new``): not part of its name.
+_GENERIC_ARGUMENTS = re.compile(r"(?:::)?<[^<>]*(?:<[^<>]*>[^<>]*)*>")
+#: How an import's full name is cut into module segments (``../utils:run``, ``a.b.c``, ``crate::x::f``).
+_MODULE_PARTS = re.compile(r"[./\\:]+")
+#: Languages whose bare call reaches another file's function only through an import of its name
+#: (or a wildcard import): an unimported bare name is a parameter, a local or a builtin.
+_IMPORT_SCOPED = frozenset({"python", "javascript", "typescript", "tsx", "jsx", "rust"})
+#: Method names that the languages' own types answer to (containers, strings, streams, errors, futures,
+#: events, formatting, cloning...). A call of one on a receiver of unknown type is far more often the
+#: standard library's (``os.environ.get``, ``waiters.append``, ``err.Error()``, ``x.clone()``) than the one
+#: class of ours that defines it, so such a call is never stated as an edge to ours. Compared lowercased.
+COMMON_METHOD_NAMES = frozenset("""
+    get set put add remove delete del pop push append extend insert clear copy clone update keys values items
+    entries has contains containskey containsvalue index indexof find count len size length isempty empty
+    iter iterator next hasnext map filter reduce foreach for_each collect join split strip trim replace format
+    lower upper tolowercase touppercase startswith endswith encode decode tostring to_string string str repr
+    equals hashcode hash eq cmp compare compareto fmt debug display default from into as_ref as_mut borrow
+    unwrap expect ok err error read write readline readlines close flush open seek tell send recv receive
+    run start stop call apply bind then catch finally resolve reject wait notify lock unlock acquire release
+    emit on off once addlistener removelistener addeventlistener removeeventlistener dispatch dispatchevent
+    parse dump dumps load loads serialize deserialize header headers cookie cookies
+    new init create build execute process handle handler next_id name id type value data
+    assert test setup teardown log info warn warning print println printf sprintf
+    servehttp hijack writeheader flush closenotify
+    poll poll_next poll_ready waker wake wake_by_ref drop deref deref_mut as_ptr into_inner get_ref get_mut
+    as_fd as_raw_fd into_raw_fd from_raw_fd as_raw_socket into_raw_socket as_raw_handle into_raw_handle
+""".split())
 
 
 def _definitions(store: Store, name: str, cache: dict[str, list[UnitRow]] | None = None) -> list[UnitRow]:
@@ -103,6 +152,20 @@ def resolve_name(store: Store, name: str, prefer_path: str | None = None) -> lis
     return rows
 
 
+@dataclass
+class Resolution:
+    """What one call runs, as far as the code shows.
+
+    ``units`` are facts: the definitions the call runs, read from its receiver.
+    ``maybe`` is filled when the receiver's type cannot be read (a variable, a
+    parameter, an attribute chain, a call's result): the same-named definitions
+    it could run, which are candidates and never stated as edges.
+    """
+
+    units: list[UnitRow]
+    maybe: list[UnitRow] = field(default_factory=list)
+
+
 def resolve_call(
     store: Store,
     target: str,
@@ -110,7 +173,18 @@ def resolve_call(
     origin: UnitRow | None,
     cache: dict[str, list[UnitRow]] | None = None,
 ) -> list[UnitRow]:
-    """Our definitions that the call ``full`` (last name ``target``) made in ``origin`` may run."""
+    """Our definitions that the call ``full`` (last name ``target``) made in ``origin`` runs (facts only)."""
+    return resolve(store, target, full, origin, cache).units
+
+
+def resolve(
+    store: Store,
+    target: str,
+    full: str,
+    origin: UnitRow | None,
+    cache: dict[str, list[UnitRow]] | None = None,
+) -> Resolution:
+    """The definitions the call ``full`` in ``origin`` runs, or, when its receiver is unknown, may run."""
     full = full or target
     receiver = ""
     for join in _CALL_JOINS:
@@ -121,30 +195,34 @@ def resolve_call(
         target, receiver = receiver, ""  # fn.call(thisArg, ...) runs fn
     spec = REGISTRY.get(origin.language) if origin is not None else None
     written = receiver
-    receiver = _without_sigil(receiver)
+    receiver = _GENERIC_ARGUMENTS.sub("", _without_sigil(receiver))  # LinkedList::<L, T>::new: LinkedList
     if spec is not None and target == spec.constructor_method and _DOTTED.match(receiver or "-"):
         built = _constructed_class(store, receiver, cache)
         if built:  # Ruby's GzipStream.new(...) builds a GzipStream
-            return built
+            return Resolution(built)
     candidates = _definitions(store, target, cache)
     implementations = [c for c in candidates if not _is_declaration(c.path)]
     candidates = implementations or candidates
     if not candidates:
-        return []
+        return Resolution([])
     here = origin.path if origin else None
     methods = [c for c in candidates if _is_method(c)]
     if not receiver:
         callable_bare = [c for c in candidates if c.kind != "method"]
         local = [c for c in callable_bare if c.path == here]
+        if local:
+            return Resolution(local)
         if spec is not None and spec.bare_calls_reach_methods and origin is not None:
             own = _own_methods(methods, origin)  # Ruby: helper(x) is self.helper(x)
             if own:
-                return own
+                return Resolution(own)
             inherited = _inherited_methods(store, methods, origin)  # ... also one its class inherits
             if inherited:
-                return inherited
-        return local or callable_bare
-    if receiver in _SELF or receiver.startswith("super") or _names_self(spec, written, receiver):
+                return Resolution(inherited)
+        return _bare_elsewhere(store, target, callable_bare, origin)
+    if receiver.startswith("super"):  # the classes it extends, never its own method
+        return Resolution(_inherited_methods(store, methods, origin) if origin is not None else [])
+    if receiver in _SELF or _names_self(spec, written, receiver) or _is_own_receiver(origin, receiver):
         own_class = origin.parent if origin and _is_method(origin) else None
         same = [c for c in methods if c.path == here and c.parent == own_class]
         if same and own_class:  # and the overrides of the classes that extend it
@@ -152,33 +230,186 @@ def resolve_call(
             same += [c for c in methods if c.parent and last_part(c.parent) in subclasses]
         if not same and own_class and origin is not None:  # not its own: the classes it extends define it
             same = _inherited_methods(store, methods, origin)
-        return same or [c for c in methods if c.path == here] or methods
+        if same:
+            return Resolution(same)
+        return _unknown_receiver(target, [c for c in methods if c.path == here] or methods, origin)
     if _DOTTED.match(receiver):
         last = last_part(receiver)
         if last[0].isupper():
             members = [c for c in candidates if c.parent and ends_with(c.parent, last)]
-            if members:
-                return members
-            homes = {d.path for d in _definitions(store, last, cache)}
-            if not homes:
-                return [] if last == receiver else methods  # Buffer.from, JSON.stringify: not ours
-            in_home = [c for c in candidates if c.path in homes]
-            return in_home or methods
+            if members and "::" in receiver:  # scheduler::Handle::current: Handle of the scheduler module
+                qualifier = [q for q in split_qualname(receiver)[:-1] if q not in _PATH_ROOTS]
+                if qualifier:
+                    members = [c for c in members if ends_with(c.parent or "", receiver)
+                               or f"/{qualifier[-1]}/" in f"/{c.path}" or _stem(c.path) == qualifier[-1]]
+                    if not members:
+                        return Resolution([], maybe=[c for c in candidates if c.parent and ends_with(c.parent, last)])
+            if members:  # Name.f(): Name's own f; several classes called Name: the one in this file
+                return _one_home([c for c in members if c.path == here] or members, target)
+            named = _definitions(store, last, cache) or _spelled(store, receiver)  # Perl: Shop::FrontEnd
+            if not named:
+                return Resolution([])  # Buffer.from, JSON.stringify, mem::ManuallyDrop::new: not ours
+            homes = {d.path for d in named}
+            in_home = [c for c in candidates if c.path in homes and not _is_method(c)]
+            if in_home:  # AxiosError.from: a function hung on the class in its file
+                return Resolution(in_home)
+            if any(d.kind in CLASS_KINDS for d in named):
+                bases = _ancestors(store, receiver)  # a method Name inherits
+                return Resolution([c for c in methods if c.parent and last_part(c.parent) in bases])
+            return _unknown_receiver(target, methods, origin)  # FormMultipart.Bind: a value, its type unseen
         named_for = _methods_of_class_named_like(methods, last)
         if named_for:  # response.read() runs Response.read, not Request.read
-            return named_for
+            return _imported_class(store, named_for, origin)
         functions = [c for c in candidates if c.kind != "method"]
         in_module = [c for c in functions if _stem(c.path) == last]
         if in_module:
-            return in_module
+            return Resolution(in_module)
         in_package = [c for c in functions if f"/{last}/" in f"/{c.path}"]
         if in_package:  # flask.stream_with_context: re-exported by our own package
-            return in_package
+            return Resolution(in_package)
         if last == receiver and origin is not None and _imported_from_outside(store, origin.path, last):
-            return []  # dotenv.load_dotenv, os.path: someone else's module
+            return Resolution([])  # dotenv.load_dotenv, os.path: someone else's module
         if origin is not None and origin.language in _SCRIPT_LANGUAGES:
-            return candidates  # validators.transitional: functions hang off plain objects too
-    return methods
+            return _unknown_receiver(target, candidates, origin)  # functions hang off plain objects too
+    return _unknown_receiver(target, methods, origin)
+
+
+def _spelled(store: Store, qualname: str) -> list[UnitRow]:
+    """Definitions whose qualified name is ``qualname`` in any language's spelling (a Perl package's unit)."""
+    names = spellings(qualname)
+    return [r for r in store.units_where(f"qualname IN ({','.join('?' * len(names))})", names)
+            if r.kind not in ("file", "section")]
+
+
+def _home(unit: UnitRow) -> tuple[str, str]:
+    """Where a definition lives: its class in its file (two Rust ``Driver`` types in two modules are two
+    homes), or for Go its type in its package's folder (a type's methods spread over the package's files)."""
+    place = unit.path.rsplit("/", 1)[0] if unit.language == "go" and "/" in unit.path else unit.path
+    return (unit.parent or "", place)
+
+
+def _imported_class(store: Store, methods: list[UnitRow], origin: UnitRow | None) -> Resolution:
+    """Methods of one class are a fact; of several same-named classes, those of the one the file imports
+    (``use crate::runtime::driver::Driver``), else those in this file; otherwise candidates."""
+    if len({_home(m) for m in methods}) <= 1 or origin is None:
+        return Resolution(methods)
+    here = [m for m in methods if m.path == origin.path]
+    if here:
+        return Resolution(here)
+    imported = _from_imports(store, origin.path, last_part(methods[0].parent or ""), methods)
+    return Resolution(imported) if imported else Resolution([], maybe=methods)
+
+
+def _unknown_receiver(target: str, options: list[UnitRow], origin: UnitRow | None) -> Resolution:
+    """A call on a receiver whose type the code does not show: a fact only when no other reading exists.
+
+    That is when one class (or one file) of ours defines the name, outside the
+    tests unless the caller is a test, and the name is not one that the
+    languages' own types answer to too (:data:`COMMON_METHOD_NAMES`:
+    ``os.environ.get``, ``waiters.append``). Otherwise the same-named
+    definitions are only candidates.
+    """
+    pool = options
+    if origin is not None and not is_test_path(origin.path):
+        pool = [c for c in options if not is_test_path(c.path)]
+    homes = {_home(c) for c in pool}
+    if len(homes) == 1 and target.lower() not in COMMON_METHOD_NAMES:
+        return Resolution(pool)
+    return Resolution([], maybe=options)
+
+
+def _one_home(options: list[UnitRow], target: str) -> Resolution:
+    """Members of one class are a fact; of several same-named classes in other files, candidates."""
+    if len({_home(c) for c in options}) == 1:
+        return Resolution(options)
+    return Resolution([], maybe=options)
+
+
+def _bare_elsewhere(store: Store, target: str, options: list[UnitRow], origin: UnitRow | None) -> Resolution:
+    """A bare call of a function defined in another file: the one its imports name, else the only one.
+
+    Where a language reaches another file's function only through an import
+    (:data:`_IMPORT_SCOPED`), a name neither defined here nor imported is a
+    parameter, a local or a builtin: the functions named so are candidates
+    unless one file outside the tests is all there is. Go calls its own
+    package's (folder's) functions bare and no other's. Elsewhere (C's global
+    functions, a header and its source, shell functions) every function of
+    that name is one the call may link to, as before.
+    """
+    if not options or origin is None:
+        return Resolution(options)
+    modules = _imported_modules(store, origin.path, target)
+    if modules:
+        named = _from_imports(store, origin.path, target, options)
+        if named:
+            return Resolution(named)
+    if origin.language == "go":
+        folder = origin.path.rsplit("/", 1)[0] if "/" in origin.path else ""
+        package = [c for c in options if (c.path.rsplit("/", 1)[0] if "/" in c.path else "") == folder]
+        return Resolution(package) if package else Resolution([], maybe=options)
+    if origin.language not in _IMPORT_SCOPED:
+        return Resolution(options)
+    pool = options if is_test_path(origin.path) else [c for c in options if not is_test_path(c.path)]
+    if (modules or _imports_everything(store, origin.path)) and len({c.path for c in pool}) == 1:
+        return Resolution(pool)
+    return Resolution([], maybe=options)
+
+
+def _imported_modules(store: Store, path: str, name: str) -> list[list[str]]:
+    """The module path of each import of ``name`` by the file, as segments (``../utils:run`` -> ``[utils]``,
+    ``crate::runtime::driver::Driver`` -> ``[runtime, driver]``)."""
+    rows = cast("list[tuple[str]]", store.db.execute(  # a file imports tens of names: filtered here
+        "SELECT coalesce(e.target_full, e.target) FROM units u JOIN edges e ON e.source_unit = u.id "
+        "WHERE u.path = ? AND e.kind = 'imports'",
+        (path,),
+    ).fetchall())
+    modules = []
+    for (full,) in rows:
+        written = [p for p in _MODULE_PARTS.split(full) if p]
+        parts = [p for p in written if p not in _PATH_ROOTS]
+        if parts and parts[-1] == name and (len(parts) >= 2 or written[0] in _PATH_ROOTS):
+            modules.append(parts[:-1])  # use crate::other: [] is the crate's root file
+    return modules
+
+
+def _from_imports(store: Store, path: str, name: str, options: list[UnitRow]) -> list[UnitRow]:
+    """Those of ``options`` in the file an import of ``name`` names: the whole module path first, else its
+    last segment as a file's stem or folder."""
+    modules = _imported_modules(store, path, name)
+    if [] in modules:  # from the crate's root: lib.rs or main.rs
+        return [c for c in options if _stem(c.path) in _CRATE_ROOTS]
+    whole = [c for c in options if any(_path_segments(c.path)[-len(m):] == m for m in modules)]
+    return whole or [c for c in options if any(_stem(c.path) == m[-1] or f"/{m[-1]}/" in f"/{c.path}"
+                                               for m in modules)]
+
+
+def _path_segments(path: str) -> list[str]:
+    """``src/runtime/driver.rs`` -> ``[src, runtime, driver]``; a folder's own file is the folder."""
+    parts = path.rsplit(".", 1)[0].split("/") if "." in path.rsplit("/", 1)[-1] else path.split("/")
+    if len(parts) > 1 and parts[-1] in ("__init__", "index", "mod"):
+        parts = parts[:-1]
+    return parts
+
+
+def _imports_everything(store: Store, path: str) -> bool:
+    """The file imports a module's every name (``from x import *``, ``use super::*``, ``export * from``)."""
+    row = store.db.execute(
+        "SELECT 1 FROM units u JOIN edges e ON e.source_unit = u.id WHERE u.path = ? AND e.kind = 'imports' "
+        "AND (e.target = '*' OR e.target_full LIKE '%*') LIMIT 1",
+        (path,),
+    ).fetchone()
+    return row is not None
+
+
+_GO_RECEIVER = re.compile(r"^func\s*\(\s*([A-Za-z_]\w*)\s")
+
+
+def _is_own_receiver(origin: UnitRow | None, receiver: str) -> bool:
+    """Go names a method's receiver itself (``func (c *Context) Next()``): ``c.f()`` is its ``self.f()``."""
+    if origin is None or origin.language != "go" or origin.kind != "method":
+        return False
+    m = _GO_RECEIVER.match(origin.signature)
+    return m is not None and m.group(1) == receiver
 
 
 def _constructed_class(store: Store, receiver: str, cache: dict[str, list[UnitRow]] | None) -> list[UnitRow]:
@@ -319,14 +550,14 @@ def callees_of(store: Store, units: list[UnitRow]) -> list[Link]:
     cache: dict[str, list[UnitRow]] = {}
     for source, _kind, target, full, line in store.edges_from(list(by_id), "calls"):
         origin = by_id[source]
-        targets = resolve_call(store, target, full, origin, cache)
-        options: list[UnitRow | None] = list(targets) or [None]
+        found = resolve(store, target, full, origin, cache)
+        options: list[UnitRow | None] = list(found.units) or [None]
         for unit in options:
             key = (unit.qualname if unit else target, line, origin.path)
             if key in seen:
                 continue
             seen.add(key)
-            links.append(Link(unit, target, origin.path, line, full))
+            links.append(Link(unit, target, origin.path, line, full, [] if unit else found.maybe))
     return links
 
 
@@ -337,6 +568,20 @@ def callers(store: Store, symbol: str) -> list[Link]:
 
 def callers_of(store: Store, units: list[UnitRow]) -> list[Link]:
     """Units whose calls resolve to any of these units."""
+    return _calling(store, units, possible=False)
+
+
+def possible_callers(store: Store, symbol: str) -> list[Link]:
+    """Calls that may reach the units named ``symbol``: their receivers' types are not in the code."""
+    return possible_callers_of(store, find_symbol(store, symbol))
+
+
+def possible_callers_of(store: Store, units: list[UnitRow]) -> list[Link]:
+    """Calls of these units' names on receivers of unknown type that could run one of them (not facts)."""
+    return _calling(store, units, possible=True)
+
+
+def _calling(store: Store, units: list[UnitRow], possible: bool) -> list[Link]:
     wanted = {u.id for u in units}
     names = {u.name for u in units}
     scripts = any(u.language in ("javascript", "typescript", "tsx", "jsx") for u in units)
@@ -353,7 +598,13 @@ def callers_of(store: Store, units: list[UnitRow]) -> list[Link]:
         unit = sources.get(source)
         if unit is None:
             continue
-        if not any(t.id in wanted for t in resolve_call(store, target, full, unit, cache)):
+        found = resolve(store, target, full, unit, cache)
+        if possible:
+            reached = [t for t in found.maybe if t.id in wanted]
+            if reached:
+                links.append(Link(unit, target, unit.path, line, full, reached))
+            continue
+        if not any(t.id in wanted for t in found.units):
             continue
         links.append(Link(unit, target, unit.path, line, full))
     links.sort(key=lambda link: (link.call_path, link.call_line))

@@ -10,7 +10,7 @@ Around the focal unit(s) (every unit the symbol names, as ``callers`` does):
   (or the unit), and, for a class, its members;
 * ``inherits``: for a class, its bases (when defined here) and its subclasses;
 * ``imports``: the modules its file imports, pointing at our file when the
-  module is one of ours.
+  module's whole path is one of ours (``import http.client`` is never ``lexers/http.py``).
 
 Structure (contains, inherits, imports) is drawn for the focal units only;
 ``depth`` follows calls. A node with more than ``max_fan`` neighbours of one
@@ -21,11 +21,11 @@ further is collapsed the same way, so a picture stays a picture.
 
 from __future__ import annotations
 
-import re
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from hookgraph.search.graph import _stem, callees_of, callers_of, find_symbol
+from hookgraph.search.graph import callees_of, callers_of, find_symbol
+from hookgraph.search.imports import ImportResolver
 from hookgraph.store import Store, UnitRow
 
 #: Neighbours of one kind and direction drawn per node before the rest collapse into one.
@@ -91,7 +91,7 @@ class _Builder:
         self.by_unit: dict[int, Node] = {}
         self.by_module: dict[str, Node] = {}
         self.edge_keys: set[tuple[str, str, str]] = set()
-        self.files: list[UnitRow] | None = None
+        self.files: ImportResolver | None = None
 
     def _add(self, node: Node) -> Node:
         self.hood.nodes.append(node)
@@ -210,20 +210,10 @@ class _Builder:
             self.more(file_node, len(modules) - drawn, "imports", True, "imports")
 
     def _our_file(self, module: str, importer: str) -> UnitRow | None:
-        """The file of this repository a module name points at, when exactly one does."""
+        """The file of this repository a module name points at, when its whole path does (see :mod:`.imports`)."""
         if self.files is None:
-            self.files = self.store.units_where("kind = 'file'")
-        parts = [p for p in re.split(r"[./\\:]+", module) if p and p not in ("@",)]
-        for i in range(len(parts) - 1, -1, -1):
-            name = parts[i].rsplit(".", 1)[0]
-            found = [f for f in self.files if _stem(f.path) == name and f.path != importer]
-            if len(found) > 1 and i > 0:  # ``a.util`` and ``b.util``: the enclosing package decides
-                found = [f for f in found if f"/{parts[i - 1]}/" in f"/{f.path}"] or found
-            if len(found) == 1:
-                return found[0]
-            if found:
-                return None
-        return None
+            self.files = ImportResolver(self.store.units_where("kind = 'file'"))
+        return self.files.our_file(module, importer)
 
 
 def neighbourhood(store: Store, symbol: str, depth: int = 1, max_fan: int = MAX_FAN,

@@ -169,6 +169,10 @@
 (import_statement
   (import_clause (named_imports (import_specifier name: (_) @name.reference.import)))
   source: (string (string_fragment) @module.reference.import))
+; import * as nav from "next/navigation": nav.f() is that module's, not a file of ours named f
+(import_statement
+  (import_clause (namespace_import (identifier) @name.reference.import))
+  source: (string (string_fragment) @module.reference.import))
 (export_statement source: (string (string_fragment) @name.reference.import))
 
 ; require("x"), import("x")
