@@ -44,6 +44,9 @@ from eval.run import CachingEmbedder, cache_dir, log, recipe_hash
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "filebench"
 STATES = ("pending", "complete")
+#: ``--recipe``: rank on the indexes built for another recipe (a ranking change measured while the
+#: indexes of a parse change are still being embedded); None: the current recipe's.
+RECIPE: str | None = None
 
 
 def load_score_module(folder: Path) -> Any:
@@ -66,7 +69,7 @@ def build_indexes(name: str, repo: Path, embedder: CachingEmbedder, states: tupl
     from hookgraph.store import db_path
     from hookgraph.sync import read_target, sync
 
-    recipe = recipe_hash(getattr(embedder, "recipe", None) or embedder.model_sha256)
+    recipe = RECIPE or recipe_hash(getattr(embedder, "recipe", None) or embedder.model_sha256)
     folder = cache_dir() / "filebench"
     folder.mkdir(parents=True, exist_ok=True)
     paths = {state: folder / f"{name}-{recipe}-{state}.db" for state in STATES}
@@ -140,9 +143,12 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", action="append", default=[], dest="sets")
     ap.add_argument("--misses", action="store_true", help="print each question below NDCG 1 with its ranking")
     ap.add_argument("--dump", help="write every question's ranking and score as JSON here")
+    ap.add_argument("--recipe", help="use the indexes built for this recipe hash (see the cache folder's names)")
     ap.add_argument("--try", action="append", default=[], dest="tries",
                     help="a configuration to compare (comma-separated module.NAME=value); repeat to compare several")
     args = ap.parse_args(argv)
+    global RECIPE
+    RECIPE = args.recipe
 
     from hookgraph.embed import Embedder
     from hookgraph.store import Store

@@ -126,3 +126,75 @@ def test_an_identifier_keeps_its_definition_before_a_file_named_like_it(tmp_path
         assert "question words in its path" in files[1].reasons
         monkeypatch.setattr(files_module, "FILE_PATH_SHARE_IDENTIFIER", files_module.FILE_PATH_SHARE * 2)
         assert search_files(store, "Codec", top=2, embedder=embedder)[0].path == "codec.py"
+
+
+# An identifier whose one word is rare in its own definition, and common in the code that uses it.
+PAGER = '''class PagerT:
+    size = 20
+
+
+def pager_next(pager, page):
+    """Move the pager to the next page of the pager's results."""
+    return page + 1
+
+
+def pager_prev(pager, page):
+    """Move the pager back one page; the pager stops at the first page."""
+    return max(0, page - 1)
+
+
+def pager_reset(pager):
+    """Put the pager back on its first page."""
+    return 0
+'''
+
+TIMEOUT_KT = '''package demo
+
+/** Fails a request that takes longer than the configured limit. */
+val HttpTimeout = createClientPlugin("HttpTimeout", ::TimeoutConfig) {
+    onRequest { request, _ -> request.attributes.put(Limit, pluginConfig.limit) }
+}
+
+class TimeoutConfig {
+    var limit: Long = 1000
+}
+
+fun HttpClientConfig<*>.withTimeout() = install(HttpTimeout)
+'''
+
+
+def test_an_exact_name_leads_while_vectors_are_pending() -> None:
+    """EXACT_MARGIN: with no vector yet, words stand in for meaning, so a unit that only mentions the name
+    scores past ``+1`` (cats, vectors pending: ``EitherT.transform`` 1.206 against the class ``EitherT`` 1.1,
+    whose one word is in more than LEXICAL_DEPTH other units). Every exact match is lifted above the rest,
+    in its own order, and nothing else moves."""
+    from hookgraph.search import Result
+    from hookgraph.store import UnitRow
+
+    def unit(uid: int, qualname: str, kind: str) -> UnitRow:
+        return UnitRow(uid, "EitherT.scala", kind, qualname.rsplit(".", 1)[-1], qualname,
+                       None, uid, uid, "scala", qualname, "")
+
+    results = {1: Result(unit(1, "EitherT", "class"), score=1.1, exact=True),
+               2: Result(unit(2, "EitherT", "object"), score=1.05, exact=True),
+               3: Result(unit(3, "EitherT.transform", "method"), score=1.206),
+               4: Result(unit(4, "EitherT.fold", "method"), score=0.9)}
+    search_module._exact_above_the_rest(results)
+    order = [r.unit.id for r in sorted(results.values(), key=lambda r: -r.score)]
+    assert order == [1, 2, 3, 4]
+    assert results[2].score == pytest.approx(1.206 + search_module.EXACT_MARGIN)
+    assert results[3].score == 1.206 and results[4].score == 0.9
+
+
+def test_a_name_the_code_writes_but_no_unit_is_named_is_strong(tmp_path: Path, embedder, monkeypatch) -> None:
+    """SPELLED_CONFIDENCE: Kotlin's ``val HttpTimeout = createClientPlugin(...)`` is no unit, but the project has it."""
+    import hookgraph.search.confidence as confidence_module
+    from hookgraph.search import answer_match
+
+    repo = make_repo(tmp_path / "kt", {"Timeout.kt": TIMEOUT_KT})
+    index_now(repo, embedder)
+    with Store(repo / ".hookgraph" / "index.db") as store:
+        assert answer_match(search_module.search(store, "HttpTimeout", embedder=embedder)) == "strong"
+        assert answer_match(search_module.search(store, "HttpRetryPolicy", embedder=embedder)) == "weak"
+        monkeypatch.setattr(confidence_module, "SPELLED_CONFIDENCE", confidence_module.NO_EXACT_CONFIDENCE)
+        assert answer_match(search_module.search(store, "HttpTimeout", embedder=embedder)) == "weak"

@@ -146,6 +146,8 @@ AMBIGUOUS_CALL = 3
 WRAPPER_WEIGHT = 0.5
 #: Share of the wrapper's lines its one member must span (before it may come comments, requires, constants).
 WRAPPER_SPAN = 0.3
+#: How far the weakest exact-name match stands above the best other candidate for an identifier query.
+EXACT_MARGIN = 0.01
 #: Units read to rank distinct files (``search_files``).
 FILES_DEPTH = 100
 #: Files whose stem or last folders match the question's words join the candidates (their file unit and
@@ -323,6 +325,8 @@ def rank(
         _weigh_wrappers(store, results)
     if question and COHERENCE:
         _file_coherence(results)
+    if intent.kind == "identifier":
+        _exact_above_the_rest(results)
     ranked = _one_per_name(sorted(results.values(), key=lambda r: (-r.score, r.unit.path, r.unit.start_line)))
     if question:
         repeated: set[int] = set()
@@ -343,6 +347,8 @@ def rank(
             ranked = answered
     frequencies, covered = _word_evidence(store, words, ranked[:3])
     pieces = [embedder.word_pieces(w) if f == 0 else [] for w, f in zip(words, frequencies)] if embedder else []
+    code_name = intent.kind == "identifier" and is_code_name(query.strip())
+    exact = any(r.exact for r in ranked[:1])
     evidence = Evidence(
         intent=intent.kind,
         words=words,
@@ -351,10 +357,11 @@ def rank(
         units=_unit_count(store) if words else 1,
         best_similarity=best_similarity,
         similarity_gap=similarity_gap,
-        exact=any(r.exact for r in ranked[:1]),
+        exact=exact,
         graph_answered=answered is not None,
-        code_name=intent.kind == "identifier" and is_code_name(query.strip()),
+        code_name=code_name,
         pieces=pieces,
+        spelled=code_name and not exact and _spelled_in_code(store, query.strip()),
     )
     _confidence.score_results(ranked, evidence)
     return ranked
@@ -961,6 +968,44 @@ def _graph_answers(
         shown = set(linked) | set(target_ids)
         return answers + defined + [r for r in ranked if r.unit.id not in shown]
     return None
+
+
+def _exact_above_the_rest(results: dict[int, Result]) -> None:
+    """Lift every exact-name match above the best other candidate, in place, keeping their own order.
+
+    ``+1`` for the name assumes the other signals stay within 1; with the
+    vectors still pending, words stand in for meaning and a unit that only
+    mentions the name (``EitherT.transform``) reaches 1.2 while the class
+    ``EitherT``, whose one word is rare in its own text, has its 1.1 from the
+    name alone.
+    """
+    exact = [r for r in results.values() if r.exact]
+    others = [r.score for r in results.values() if not r.exact]
+    if not exact or not others:
+        return
+    gap = max(others) - min(r.score for r in exact)
+    if gap >= 0:
+        for r in exact:
+            r.score += gap + EXACT_MARGIN
+
+
+def _spelled_in_code(store: Store, name: str) -> bool:
+    """Whether the indexed code writes ``name`` (as one token, or its words in a row), though no unit is named so.
+
+    A type made by a macro (Rust's ``cfg_rt! { pub struct LocalSet }``), a value that is a plugin
+    (Kotlin's ``val HttpTimeout = createClientPlugin(...)``) or a definition the parser does not cut
+    into a unit is still the project's own: asked by name, it is not an absent name.
+    """
+    last = last_part(name)
+    token = "".join(ch for ch in last.lower() if ch.isalnum())
+    parts = [w for w in identifier_words(last) if w]
+    if not token:
+        return False
+    match = f'"{token}"' + (f' OR "{" ".join(parts)}"' if len(parts) > 1 else "")
+    try:
+        return store.db.execute("SELECT 1 FROM fts_units WHERE fts_units MATCH ? LIMIT 1", (match,)).fetchone() is not None
+    except apsw.SQLError:
+        return False
 
 
 def _unit_count(store: Store) -> int:
