@@ -93,8 +93,8 @@ def cli() -> None:
               help="Embed on a llama.cpp server serving the same GGUF (default: [embed] url in config).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing when it worked.")
 @click.option("--wait/--no-wait", "wait", default=None,
-              help="Embed every waiting text before returning (--wait), or leave it to the background embedder "
-                   "(--no-wait). Default: watch it with a progress bar on a terminal, return at once otherwise.")
+              help="Embed every waiting text before returning, with a progress bar on a terminal (--wait), or "
+                   "leave them to the background embedder (--no-wait, the default).")
 @crash_guarded
 @friendly
 def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quiet: bool, wait: bool | None) -> None:
@@ -114,8 +114,9 @@ def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quie
     embedder = embedder_for_repo(root, embed_url=embed_url, use_remote=True)
     terminal = sys.stderr.isatty() and not quiet
     verify = getattr(embedder, "verify", None)  # a llama.cpp server (RemoteEmbedder)
-    # A server embeds only for the command that names it: the queue is drained here, through it.
-    foreground = wait if wait is not None else (terminal or verify is not None)
+    # The model never holds up the main job unless asked (issue 33): text and graph are in when this
+    # returns, on a terminal too. A server embeds only for the command that names it: drained here, through it.
+    foreground = wait if wait is not None else verify is not None
     if verify is not None and foreground:
         verify()  # an unreachable or different server: one line, before anything is written
     report = sync(root, target, full=full, reembed=reembed, embedder=embedder,
@@ -342,6 +343,7 @@ def status(as_json: bool) -> None:
         parser_note = freshness.older_parser_note(store)
         fresh = freshness.against_head(root, store)
         queue = progress_of(store)
+        stalled = worker.stall(root)
         coverage = language_coverage(store)
         info = {
             "database": str(store.path.relative_to(root)),
@@ -362,10 +364,13 @@ def status(as_json: bool) -> None:
             },
             **store.counts(),
             "pending_vectors": queue.pending,
-            "embedder": {
-                "running": worker.running(root),
-                "rate": None if queue.rate is None else round(queue.rate, 2),
-                "eta_seconds": None if queue.eta_seconds is None else round(queue.eta_seconds, 1),
+            "embedder": {  # a stalled one (stopped, hung) is not "running", and its old rate says nothing
+                "running": stalled is None and worker.running(root),
+                "stalled": None if stalled is None else {
+                    "pid": stalled.pid, "quiet_seconds": round(stalled.quiet_seconds, 1),
+                    "message": stalled.describe()},
+                "rate": None if queue.rate is None or stalled else round(queue.rate, 2),
+                "eta_seconds": None if queue.eta_seconds is None or stalled else round(queue.eta_seconds, 1),
                 "last_update": queue.updated,
                 "last_error": worker.last_error(root),
             },
@@ -422,7 +427,9 @@ def _queue_line(info: dict[str, Any]) -> str:
         text += f", {embedder['rate']:.1f} texts/s"
     if embedder["eta_seconds"] is not None:
         text += f", about {_duration(embedder['eta_seconds'])} left"
-    if embedder["running"]:
+    if embedder["stalled"]:
+        text += f"; stalled: {embedder['stalled']['message']}"
+    elif embedder["running"]:
         text += "; the background embedder is running"
     else:
         text += "; no embedder running (the next hookgraph command starts one, or run `hookgraph index --wait`)"

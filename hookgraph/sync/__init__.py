@@ -106,7 +106,8 @@ class SyncReport:
             if waiting == "now":
                 text += f"; embedding {texts} now"
             elif self.background:
-                text += f"; embedding {texts} in the background (`hookgraph status` shows progress)"
+                text += (f"; embedding {texts} in the background (`hookgraph status` shows progress, "
+                         "`hookgraph index --wait` waits for it)")
             else:
                 text += f"; {texts} waiting for vectors (`hookgraph index --wait` embeds them)"
         return text

@@ -1,0 +1,202 @@
+"""Issue 33: a newcomer's first hour and an unlucky day.
+
+The main job never waits for the model unless asked (on a real terminal, a
+pty), ``index --wait`` is clean and Ctrl-C leaves the embedder at work, and
+a stopped (SIGSTOP) background embedder is noticed within a bound. Real git
+repositories, the real ``hookgraph`` command on a real pseudo-terminal, the
+real background embedder and the real model.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import pty
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from hookgraph.embed import worker
+from tests.conftest import clean_env, commit_all, run_cli, write_files
+from tests.test_background import background_env, requests_copy, status, wait_until, worker_pid
+
+
+class Terminal:
+    """``python -m hookgraph.cli ARGS`` on a pseudo-terminal of its own (its controlling tty: Ctrl-C works)."""
+
+    def __init__(self, cwd: Path, args: list[str], env: dict[str, str]) -> None:
+        pid, fd = pty.fork()
+        if pid == 0:  # the child: never returns into pytest
+            try:
+                os.chdir(cwd)
+                os.execve(sys.executable, [sys.executable, "-m", "hookgraph.cli", *args], env)
+            finally:
+                os._exit(127)
+        self.pid, self.fd, self.output = pid, fd, b""
+        self.code: int | None = None
+
+    def read_until(self, pattern: str, timeout: float) -> bool:
+        """Read what the program printed until ``pattern`` (a regex) shows up, it exits, or time runs out."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            if re.search(pattern, self.text):
+                return True
+            ready, _, _ = select.select([self.fd], [], [], 0.2)
+            if ready:
+                try:
+                    chunk = os.read(self.fd, 4096)
+                except OSError:  # the program exited and closed the terminal
+                    chunk = b""
+                if not chunk:
+                    break
+                self.output += chunk
+        return bool(re.search(pattern, self.text))
+
+    def type(self, keys: bytes) -> None:
+        os.write(self.fd, keys)
+
+    def wait(self, timeout: float) -> int:
+        self.read_until(r"(?!x)x", timeout)  # drain the output until EOF
+        deadline = time.monotonic() + timeout
+        while self.code is None and time.monotonic() < deadline:
+            done, status_ = os.waitpid(self.pid, os.WNOHANG)
+            if done:
+                self.code = os.waitstatus_to_exitcode(status_)
+            else:
+                time.sleep(0.1)
+        if self.code is None:
+            os.kill(self.pid, signal.SIGKILL)
+            os.waitpid(self.pid, 0)
+            raise AssertionError(f"still running after {timeout}s; printed: {self.text!r}")
+        os.close(self.fd)
+        return self.code
+
+    @property
+    def text(self) -> str:
+        return self.output.decode("utf-8", "replace")
+
+
+def stop_worker(root: Path) -> None:
+    pid = worker_pid(root)
+    if pid:
+        os.kill(pid, signal.SIGKILL)
+        wait_until(lambda: worker_pid(root) is None, timeout=10)
+
+
+# -- 2: the main job never blocks on the model --------------------------------------------------------------
+
+
+def test_index_on_a_terminal_returns_with_text_and_graph_and_says_what_runs_in_the_background(tmp_path: Path) -> None:
+    root = requests_copy(tmp_path)
+    env = background_env()
+    term = Terminal(root, ["index"], env)
+    code = term.wait(timeout=120)
+    try:
+        assert code == 0, term.text
+        first = status(root, env)
+        # returned with the texts still queued: the model did not hold up the command
+        assert first["pending_vectors"] > 250, first["pending_vectors"]
+        lines = [line for line in term.text.replace("\r", "\n").splitlines() if "background" in line]
+        assert len(lines) == 1, term.text
+        assert "`hookgraph status`" in lines[0] and "`hookgraph index --wait`" in lines[0], lines
+        ask = run_cli(root, "ask", "rebuild_auth", "--json", env=env)  # the README's one-liner asks at once
+        assert json.loads(ask.stdout)["results"][0]["symbol"] == "SessionRedirectMixin.rebuild_auth"
+    finally:
+        stop_worker(root)
+
+
+def test_index_wait_draws_a_clean_bar_with_a_measured_eta_and_ctrl_c_leaves_the_embedder_running(
+        tmp_path: Path) -> None:
+    root = requests_copy(tmp_path)
+    env = background_env()
+    term = Terminal(root, ["index", "--wait"], env)
+    try:
+        # the bar, with a rate measured after the model loaded and the time left from it
+        assert term.read_until(r"embedding \[[#-]+\] [\d,]+/[\d,]+  [\d.]+ texts/s  about \d+ (s|min) left", 180), \
+            term.text
+        term.type(b"\x03")  # Ctrl-C, through the terminal driver: SIGINT to the foreground process group
+        code = term.wait(timeout=60)
+        assert code == 0, term.text  # `hookgraph index --wait && hookgraph ask ...` still asks
+        lines = term.text.replace("\r\n", "\n").split("\n")
+        notice = [line for line in lines if "`hookgraph ask` works now" in line]
+        assert len(notice) == 1 and "[" not in notice[0], lines  # printed before the bar, not into it
+        stopped = [line for line in lines if "stopped waiting" in line]
+        assert len(stopped) == 1 and "in the background" in stopped[0], lines
+        assert not stopped[0].lstrip("\r").startswith("embedding"), stopped  # the bar's line was ended first
+        assert "Traceback" not in term.text and "interrupted" not in term.text
+        # the embedder goes on and finishes the queue
+        assert wait_until(lambda: status(root, env)["pending_vectors"] == 0, timeout=600, step=1.0)
+    finally:
+        stop_worker(root)
+
+
+# -- 4: a stopped or hung embedder --------------------------------------------------------------------------
+
+
+def _stop_outside_a_publish(root: Path, pid: int) -> None:
+    """SIGSTOP the embedder, but not while it holds the index's write lock (a publish, milliseconds)."""
+    lock = root / ".hookgraph" / "lock"
+    for _ in range(50):
+        os.kill(pid, signal.SIGSTOP)
+        if lock.read_text().strip() != str(pid):
+            return
+        os.kill(pid, signal.SIGCONT)
+        time.sleep(0.05)
+    raise AssertionError("the embedder held the write lock at every try")
+
+
+def test_a_stopped_embedder_is_stalled_in_status_and_index_wait_takes_over_within_the_bound(tmp_path: Path) -> None:
+    root = requests_copy(tmp_path)
+    bound = 3.0
+    env = background_env(HOOKGRAPH_STALL_SECONDS=str(bound))
+    run_cli(root, "index", env=env, check=True)  # not a terminal: queued, the background embedder started
+    assert wait_until(lambda: worker_pid(root) is not None, timeout=30)
+    pid = worker_pid(root)
+    assert pid is not None
+    assert wait_until(lambda: (root / ".git" / "hookgraph" / worker.HEARTBEAT_FILE).exists(), timeout=60)
+    _stop_outside_a_publish(root, pid)
+    try:
+        time.sleep(bound + 0.5)
+        payload = status(root, env)
+        embedder = payload["embedder"]
+        assert embedder["running"] is False and embedder["stalled"]["pid"] == pid, embedder
+        assert embedder["rate"] is None and embedder["eta_seconds"] is None  # no old rate shown as live
+        text = run_cli(root, "status", env=env).stdout
+        line = next(line for line in text.splitlines() if line.startswith("embedding:"))
+        assert f"stalled: the embedder (pid {pid}) has made no progress" in line and "running" not in line, line
+        started = time.monotonic()
+        waited = subprocess.run([sys.executable, "-m", "hookgraph.cli", "index", "--wait"], cwd=root, env=env,
+                                capture_output=True, text=True, timeout=600)
+        took = time.monotonic() - started
+        assert waited.returncode == 0, waited.stderr
+        assert f"the embedder (pid {pid}) has made no progress" in waited.stderr, waited.stderr
+        assert "embedding the" in waited.stderr and "texts left here" in waited.stderr
+        assert status(root, env)["pending_vectors"] == 0
+        print(f"index --wait with a stopped embedder returned in {took:.1f}s (bound {bound}s)")
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        wait_until(lambda: worker_pid(root) is None, timeout=10)
+
+
+def test_a_lock_timeout_names_the_holder(tmp_path: Path) -> None:
+    root = requests_copy(tmp_path)
+    run_cli(root, "index", check=True)
+    holder = subprocess.Popen(
+        [sys.executable, "-c", "import sys, time; from pathlib import Path; from hookgraph.store.lock import "
+         "write_lock\nwith write_lock(Path(sys.argv[1])):\n    print('held', flush=True); time.sleep(60)",
+         str(root / ".hookgraph")], stdout=subprocess.PIPE, text=True, env=clean_env(PYTHONPATH=os.getcwd()))
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        write_files(root, {"more.py": "def extra():\n    return 1\n"})
+        commit_all(root, "more")
+        hook = run_cli(root, "hook", "post-commit", env=clean_env(HOOKGRAPH_LOCK_TIMEOUT="1"))
+        assert hook.returncode == 0
+        assert f"another hookgraph process (pid {holder.pid}) is writing" in hook.stderr, hook.stderr
+        assert f"kill -CONT {holder.pid}" in hook.stderr and len(hook.stderr.strip().splitlines()) == 1
+    finally:
+        holder.kill()
+        holder.wait()
