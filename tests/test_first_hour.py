@@ -200,3 +200,56 @@ def test_a_lock_timeout_names_the_holder(tmp_path: Path) -> None:
     finally:
         holder.kill()
         holder.wait()
+
+
+# -- 1 and 3: one test command; help that fits a terminal ---------------------------------------------------
+
+
+REPO = Path(__file__).resolve().parent.parent
+
+
+def test_the_readme_test_command_is_what_ci_runs_and_passes_arguments_to_pytest() -> None:
+    readme = (REPO / "README.md").read_text(encoding="utf-8")
+    section = readme.split("## Run the tests", 1)[1].split("\n## ", 1)[0]
+    block = section.split("```sh\n", 1)[1].split("```", 1)[0].strip()
+    assert block == "scripts/test"
+    assert "15-20 minutes" in section  # the measured time, not "a few minutes"
+    ci = [line for line in (REPO / ".ci" / "run").read_text().splitlines() if line and not line.startswith("#")]
+    assert ci[-1] == 'exec scripts/test "$@"', ci
+    script = (REPO / "scripts" / "test").read_text()
+    assert script.rstrip().endswith('exec python -m pytest "$@"')
+    assert "llama_works" in script and "GGML_NATIVE=OFF" in script and "--find-links" in script
+    assert os.access(REPO / "scripts" / "test", os.X_OK) and os.access(REPO / ".ci" / "run", os.X_OK)
+    # the README names every command the CLI has, and where the command lives after install
+    commands = re.findall(r"^\s+(\w+)\s{2,}", run_help([]).split("Commands:", 1)[1], re.M)
+    assert len(commands) >= 11
+    table = readme.split("## Commands", 1)[1].split("\n## ", 1)[0]
+    for name in commands:
+        if name != "hook":  # called by the installed hooks, documented in "Keep it fresh from git"
+            assert f"`hookgraph {name}" in table, name
+    assert "`hookgraph ask QUERY --no-semantic`" in table
+    assert ".venv/bin/hookgraph" in readme and "pipx install ." in readme
+
+
+def run_help(args: list[str]) -> str:
+    proc = subprocess.run([sys.executable, "-m", "hookgraph.cli", *args, "--help"], capture_output=True, text=True,
+                          env=clean_env(COLUMNS="80"))
+    assert proc.returncode == 0, proc.stderr
+    return proc.stdout
+
+
+def test_every_help_fits_80_columns_uncut_with_an_example() -> None:
+    top = run_help([])
+    assert "..." not in top.split("Commands:", 1)[1] and "…" not in top
+    names = re.findall(r"^  (\w+)\s{2,}", top.split("Commands:", 1)[1], re.M)
+    pages = {"": top}
+    for name in names:
+        pages[name] = run_help([name])
+        if "Commands:" in pages[name]:
+            for sub in re.findall(r"^  (\w+)\s{2,}", pages[name].split("Commands:", 1)[1], re.M):
+                pages[f"{name} {sub}"] = run_help([name, sub])
+    assert len(pages) >= 15, sorted(pages)
+    for name, text in pages.items():
+        assert all(len(line) <= 80 for line in text.splitlines()), (name, [x for x in text.splitlines() if len(x) > 80])
+        assert "\n  Example:\n    hookgraph " in text, name
+        assert "``" not in text.replace("```mermaid", ""), name  # no reST markup

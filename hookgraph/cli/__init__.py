@@ -181,7 +181,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         language: str | None, no_semantic: bool, as_files: bool) -> None:
     """Ranked answers to a question or an identifier.
 
-    Exits 1 when nothing matches strongly (``match`` "weak" in --json; one
+    Exits 1 when nothing matches strongly ("match": "weak" in --json; one
     line on stderr otherwise), as when nothing matches at all.
     """
     from hookgraph.sync import freshness
@@ -456,6 +456,9 @@ def _register_extra_commands() -> None:
         except ImportError:  # pragma: no cover - present in every release
             continue
         module.register(cli)
+    from hookgraph.cli.help_texts import apply
+
+    apply(cli)
 
 
 _register_extra_commands()
