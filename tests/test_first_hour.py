@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from hookgraph.embed import worker
-from tests.conftest import clean_env, commit_all, run_cli, write_files
+from tests.conftest import clean_env, commit_all, git, run_cli, write_files
 from tests.test_background import background_env, requests_copy, status, wait_until, worker_pid
 
 
@@ -253,3 +253,38 @@ def test_every_help_fits_80_columns_uncut_with_an_example() -> None:
         assert all(len(line) <= 80 for line in text.splitlines()), (name, [x for x in text.splitlines() if len(x) > 80])
         assert "\n  Example:\n    hookgraph " in text, name
         assert "``" not in text.replace("```mermaid", ""), name  # no reST markup
+
+
+# -- 5: sizes before reads ----------------------------------------------------------------------------------
+
+
+def peak_rss_mb(root: Path, *args: str) -> tuple[subprocess.CompletedProcess[str], float]:
+    """Run ``hookgraph ARGS`` from a wrapper whose only child it is: the child's peak resident memory, in MB."""
+    wrapper = ("import resource, subprocess, sys; p = subprocess.run(sys.argv[1:]); "
+               "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss, file=sys.stderr); sys.exit(p.returncode)")
+    proc = subprocess.run([sys.executable, "-c", wrapper, sys.executable, "-m", "hookgraph.cli", *args], cwd=root,
+                          env=clean_env(), capture_output=True, text=True, timeout=300)
+    *rest, peak = proc.stderr.rstrip("\n").split("\n")
+    proc.stderr = "\n".join(rest)
+    return proc, int(peak) / 1024
+
+
+def test_a_huge_modified_tracked_file_is_never_read_whole(tmp_path: Path) -> None:
+    from tests.conftest import make_repo
+
+    root = make_repo(tmp_path / "repo", {"app.py": "def small():\n    return 1\n", "data.py": "X = 1\n"})
+    run_cli(root, "index", check=True)
+    size = 600 * 1024 * 1024
+    with open(root / "data.py", "r+b") as f:  # sparse: 600 MB on read, nothing on disk
+        f.truncate(size)
+    for args in (["status", "--json"], ["index", "--worktree"], ["ask", "small", "--format", "vimgrep"]):
+        proc, peak = peak_rss_mb(root, *args)
+        assert proc.returncode == 0, (args, proc.stderr)
+        assert peak < 300, (args, f"{peak:.0f} MB")  # reading it whole took 600 MB, hashing it 1200
+    payload = json.loads(run_cli(root, "status", "--json", check=True).stdout)
+    assert payload["stale_vs_worktree"] == []  # the streamed hash is git's blob name
+    from hookgraph.store import Store, db_path
+
+    with Store(db_path(root), readonly=True) as store:
+        row = store.db.execute("SELECT blob, status FROM files WHERE path = 'data.py'").fetchall()
+    assert row == [(git(root, "hash-object", "data.py").strip(), "skipped:too-large")], row

@@ -188,8 +188,9 @@ class _NameColumns:
     def column(self, path: str, line: int, name: str) -> int:
         if path not in self.files:
             from hookgraph.git import read_worktree_file
+            from hookgraph.parse.filters import DEFAULT_MAX_BYTES
 
-            self.files[path] = (read_worktree_file(self.root, path) or b"").splitlines()
+            self.files[path] = (read_worktree_file(self.root, path, DEFAULT_MAX_BYTES) or b"").splitlines()
         lines = self.files[path]
         if not name or not 1 <= line <= len(lines):
             return 1

@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from hookgraph import git
+from hookgraph.parse.filters import DEFAULT_MAX_BYTES
 from hookgraph.search.graph import resolve_call
 from hookgraph.search import Result
 from hookgraph.store import Store, UnitRow
@@ -82,7 +83,7 @@ class SourceReader:
             if blob:
                 data = self.reader.read(blob)
             if data is None:
-                data = git.read_worktree_file(self.root, path) or b""
+                data = git.read_worktree_file(self.root, path, DEFAULT_MAX_BYTES) or b""  # grown since: not read
             self.cache[path] = data.decode("utf-8", "replace").splitlines()
         return self.cache[path]
 
