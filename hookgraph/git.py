@@ -104,7 +104,8 @@ def run(args: list[str], cwd: Path | str, *, input: bytes | None = None, check: 
         raise GitError("git is not installed or not on PATH") from None
     if check and proc.returncode != 0:
         message = _decode(proc.stderr).strip().splitlines()
-        detail = message[-1] if message else f"exit code {proc.returncode}"
+        dubious = [line for line in message if "dubious ownership" in line]  # the cause, not git's last hint line
+        detail = dubious[0] if dubious else message[-1] if message else f"exit code {proc.returncode}"
         raise GitError(f"git {args[0]} failed: {detail}")
     return proc.stdout
 
@@ -113,7 +114,12 @@ def repo_root(cwd: Path | str = ".") -> Path:
     """The top of the working tree containing ``cwd``."""
     try:
         out = run(["rev-parse", "--show-toplevel"], cwd)
-    except GitError:
+    except GitError as exc:
+        dubious = re.search(r"dubious ownership in repository at '(.*)'", str(exc))
+        if dubious:  # git refuses a repository another user owns: its reason and remedy, not "no repository"
+            raise GitError(f"git refuses {dubious.group(1)}: it is owned by another user (dubious ownership); if "
+                           "you trust it, run `git config --global --add safe.directory "
+                           f"{dubious.group(1)}`") from None
         raise GitError(f"{Path(cwd).resolve()} is not inside a git repository (run `git init` or cd into one)") from None
     return Path(_decode(out).strip())
 

@@ -288,3 +288,127 @@ def test_a_huge_modified_tracked_file_is_never_read_whole(tmp_path: Path) -> Non
     with Store(db_path(root), readonly=True) as store:
         row = store.db.execute("SELECT blob, status FROM files WHERE path = 'data.py'").fetchall()
     assert row == [(git(root, "hash-object", "data.py").strip(), "skipped:too-large")], row
+
+
+# -- 6: faults with their real cause ------------------------------------------------------------------------
+
+
+def one_line(proc: subprocess.CompletedProcess[str]) -> str:
+    lines = proc.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in proc.stderr, proc.stderr
+    return lines[0]
+
+
+def cacheless_env(**extra: str) -> dict[str, str]:
+    env = clean_env(**extra)
+    if "HOOKGRAPH_CACHE_MB" not in extra:
+        env.pop("HOOKGRAPH_CACHE_MB", None)  # conftest's 0 would win over config.toml
+    return env
+
+
+def test_a_cache_size_of_inf_names_the_key_and_the_file_and_hooks_let_git_go_on(tmp_path: Path) -> None:
+    from tests.conftest import TINY_APP, make_repo
+
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
+    env = cacheless_env(XDG_CACHE_HOME=str(tmp_path / "cache"))
+    assert run_cli(root, "install", env=env).returncode == 0
+    config = root / ".hookgraph" / "config.toml"
+    config.parent.mkdir(exist_ok=True)
+    config.write_text("[cache]\nuser_mb = inf\n")
+    proc = run_cli(root, "index", env=env)
+    assert proc.returncode == 2
+    assert one_line(proc) == (f"hookgraph: {config}: [cache] user_mb = inf is not a cache size: use megabytes from 0 "
+                              "(off) to 1,000,000, or remove the line (default 512)")
+    write_files(root, {"more.py": "def extra():\n    return 1\n"})
+    git(root, "add", "-A")
+    commit = subprocess.run(["git", "commit", "-q", "-m", "more"], cwd=root, env=env, capture_output=True, text=True)
+    assert commit.returncode == 0, commit.stderr  # git goes on; the hook says why it did nothing
+    assert "[cache] user_mb = inf is not a cache size" in commit.stderr and "OverflowError" not in commit.stderr
+    config.write_text("")
+    for value in ("inf", "nan", "-1", "lots"):
+        proc = run_cli(root, "index", env=cacheless_env(HOOKGRAPH_CACHE_MB=value))
+        assert proc.returncode == 2
+        assert one_line(proc).startswith(f"hookgraph: HOOKGRAPH_CACHE_MB={value} (environment) is not a cache size")
+
+
+def test_a_read_only_git_directory_says_so_and_index_wait_still_embeds(tmp_path: Path) -> None:
+    from tests.conftest import TINY_APP, make_repo
+    from tests.test_faults import read_only
+
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
+    env = background_env()
+    with read_only(root / ".git"):
+        run_cli(root, "index", env=env, check=True)
+        line = next(x for x in run_cli(root, "status", env=env).stdout.splitlines() if x.startswith("embedding:"))
+        assert f"no background embedder can start: {root / '.git'} cannot be written" in line, line
+        assert "the next hookgraph command starts one" not in line
+        install = run_cli(root, "install", env=env)
+        assert install.returncode == 2
+        assert one_line(install).startswith(f"hookgraph: {root / '.git' / 'hooks'}/") and \
+            "the file system is read-only" in install.stderr and "internal error" not in install.stderr
+        waited = run_cli(root, "index", "--wait", env=env)
+        assert waited.returncode == 0 and "internal error" not in waited.stderr, waited.stderr
+        assert status(root, env)["pending_vectors"] == 0
+
+
+def test_a_repository_owned_by_another_user_gets_gits_reason_and_remedy(tmp_path: Path) -> None:
+    import pytest
+
+    from tests.conftest import TINY_APP, make_repo
+
+    if os.geteuid() != 0:
+        pytest.skip("giving a repository to another user needs root")
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
+    subprocess.run(["chown", "-R", "65534", str(root)], check=True)
+    for args in (["status"], ["index"], ["ask", "fetch"]):
+        proc = run_cli(root, *args)
+        assert proc.returncode == 2
+        assert one_line(proc) == (f"hookgraph: git refuses {root}: it is owned by another user (dubious ownership); "
+                                  f"if you trust it, run `git config --global --add safe.directory {root}`")
+
+
+def test_a_tracked_file_named_hookgraph_is_never_to_be_deleted(tmp_path: Path) -> None:
+    from tests.conftest import TINY_APP, make_repo
+
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP, ".hookgraph": "someone's notes\n"})
+    for args in (["index"], ["status"]):
+        proc = run_cli(root, *args)
+        assert proc.returncode == 2
+        line = one_line(proc)
+        assert "is a file git tracks" in line and "git mv .hookgraph" in line and "remove it" not in line, line
+    assert (root / ".hookgraph").read_text() == "someone's notes\n"
+
+
+# -- 9: small things a user trips on ------------------------------------------------------------------------
+
+
+def test_small_things_say_what_happened(tmp_path: Path) -> None:
+    from tests.conftest import make_repo
+
+    root = make_repo(tmp_path / "repo", {"lib/util.py": "def helper(x):\n    return x * 2\n",
+                                          "app.py": "from lib.util import helper\n\n\ndef main():\n    return helper(1)\n",
+                                          "lib/other.py": "def unused():\n    return 0\n"})
+    run_cli(root, "index", check=True)
+    nothing = run_cli(root, "callers", "unused")
+    assert nothing.returncode == 1 and one_line(nothing).startswith("hookgraph: nothing in the index calls unused")
+    leaf = run_cli(root, "callees", "helper")
+    assert leaf.returncode == 1 and one_line(leaf) == "hookgraph: helper calls nothing (no call in its body)"
+    assert run_cli(root, "callers", "helper").stdout.strip()  # and something when there is something
+    text = run_cli(root, "status").stdout
+    assert "fresh:     yes" in text, text
+    write_files(root, {"app.py": "def main():\n    return 2\n"})
+    assert "fresh:     no" in run_cli(root, "status").stdout
+    for args, expected in ((["--lang", ""], "--lang '' is empty"), (["--path", ""], "--path '' is empty")):
+        proc = run_cli(root, "ask", "helper", "--no-semantic", *args)
+        assert proc.returncode == 2 and expected in one_line(proc), proc.stderr
+    punct = run_cli(root, "ask", "?!", "--no-semantic")
+    assert punct.returncode == 2 and "has no letters or digits" in one_line(punct)
+    # --path read from the current directory, as git reads pathspecs
+    sub = subprocess.run([sys.executable, "-m", "hookgraph.cli", "ask", "helper", "--no-semantic", "--path", ".",
+                          "--json"], cwd=root / "lib", env=clean_env(), capture_output=True, text=True)
+    assert sub.returncode == 0, sub.stderr
+    assert {r["path"] for r in json.loads(sub.stdout)["results"]} <= {"lib/util.py", "lib/other.py"}
+    assert json.loads(sub.stdout)["results"][0]["path"] == "lib/util.py"
+    outside = subprocess.run([sys.executable, "-m", "hookgraph.cli", "ask", "helper", "--path", "../..", "--no-semantic"],
+                             cwd=root / "lib", env=clean_env(), capture_output=True, text=True)
+    assert outside.returncode == 2 and "leaves the repository" in one_line(outside)

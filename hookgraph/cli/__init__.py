@@ -195,14 +195,16 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         raise UserError("--files and --context disagree: --context packs units' code, --files lists files; use one")
     if not query.strip():
         raise UserError("the query is empty: ask a question or name an identifier")
-    if language:
+    if not any(ch.isalnum() for ch in query):  # nothing a word index or the model could look for
+        raise UserError(f"the query {query!r} has no letters or digits, so nothing can match it: ask a question "
+                        "or name an identifier")
+    if language is not None:
+        if not language.strip():
+            raise UserError("--lang '' is empty: name a language (python, go, rust, ...) or leave --lang out")
         _check_language(language)
-    if path_glob:
-        problem = path_glob_problem(path_glob)
-        if problem:
-            raise UserError(problem)
-        path_glob = path_glob.removeprefix("./") or None
     root = _root()
+    if path_glob is not None:
+        path_glob = _path_from_here(root, path_glob)
     with _open_store(root) as store:
         embedder = None if no_semantic else _embedder_for(store, root)
         files = None
@@ -254,6 +256,29 @@ def _any_path_matches(store: Any, path_glob: str) -> bool:
     return any(fnmatch.fnmatch(p, path_glob) or p.startswith(prefix) for p in store.file_map())
 
 
+def _path_from_here(root: Path, path_glob: str) -> str | None:
+    """``--path`` as the index stores paths (relative to the root), read relative to the current directory.
+
+    ``ask --path .`` from ``src/`` means ``src``, as for git. An empty value
+    is a usage error, not "no filter" (a script's unset variable).
+    """
+    import posixpath
+
+    if not path_glob.strip():
+        raise UserError("--path '' is empty: give a folder (src/) or a glob ('*.py'), or leave --path out")
+    problem = path_glob_problem(path_glob) if path_glob.startswith("/") else None
+    try:
+        here = Path.cwd().resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        here = "."
+    joined = posixpath.normpath(posixpath.join(here, path_glob.replace("\\", "/")))
+    if problem or joined == ".." or joined.startswith("../"):
+        raise UserError(problem or f"--path {path_glob!r} leaves the repository: paths are read from the current "
+                        "directory and stay inside the repository")
+    keep_slash = "/" if path_glob.endswith("/") and joined != "." else ""
+    return None if joined == "." else joined + keep_slash
+
+
 def _check_language(language: str) -> None:
     from hookgraph.parse.languages import REGISTRY
 
@@ -278,7 +303,7 @@ def _embedder_for(store: Any, root: Path | None = None) -> Any:
     return embedder
 
 
-def _print_links(links: list[Any], as_json: bool, direction: str) -> None:
+def _print_links(links: list[Any], as_json: bool, direction: str, symbol: str = "") -> None:
     if as_json:
         click.echo(json.dumps([
             {
@@ -299,7 +324,16 @@ def _print_links(links: list[Any], as_json: bool, direction: str) -> None:
             click.echo(shown(f"{link.call_path}:{link.call_line}  {direction} {link.expression}  -> "
                              f"{link.unit.qualname if link.unit else link.name}  {where}"))
     if not links:
+        if not as_json:  # a silent exit 1 looked like a failure; say what was found: nothing
+            click.echo(f"hookgraph: {_no_links_line(symbol, direction)}", err=True)
         sys.exit(EXIT_NOTHING)
+
+
+def _no_links_line(symbol: str, direction: str) -> str:
+    if direction == "calls":
+        return f"{shown(symbol)} calls nothing (no call in its body)"
+    return (f"nothing in the index calls {shown(symbol)} (dynamic calls, callbacks and other repositories are "
+            "not seen)")
 
 
 @cli.command()
@@ -312,7 +346,7 @@ def callers(symbol: str, as_json: bool) -> None:
 
     with _open_store(_root()) as store:
         links = find_callers(store, symbol)
-    _print_links(links, as_json, "called as")
+    _print_links(links, as_json, "called as", symbol)
 
 
 @cli.command()
@@ -325,7 +359,7 @@ def callees(symbol: str, as_json: bool) -> None:
 
     with _open_store(_root()) as store:
         links = find_callees(store, symbol)
-    _print_links(links, as_json, "calls")
+    _print_links(links, as_json, "calls", symbol)
 
 
 @cli.command()
@@ -373,6 +407,7 @@ def status(as_json: bool) -> None:
                 "eta_seconds": None if queue.eta_seconds is None or stalled else round(queue.eta_seconds, 1),
                 "last_update": queue.updated,
                 "last_error": worker.last_error(root),
+                "cannot_start": worker.cannot_start(root),
             },
             "languages": [c.as_json() for c in coverage],
             "parsed_by_this_version": parser_note is None,
@@ -382,7 +417,10 @@ def status(as_json: bool) -> None:
         click.echo(json.dumps(info, indent=2))
         return
     click.echo(f"index:     {info['database']} ({info['bytes'] / 1e6:.1f} MB)")
-    click.echo(f"commit:    {info['indexed_commit'] or '(none)'}" + ("" if fresh.fresh else "  (not HEAD)"))
+    click.echo(f"commit:    {info['indexed_commit'] or '(none)'}" + ("  (fresh: HEAD)" if fresh.fresh else "  (not HEAD)"))
+    stale = info["stale_vs_head"] or info["stale_vs_index"] or info["stale_vs_worktree"]
+    click.echo("fresh:     " + ("yes: the index matches HEAD, the git index and the working tree" if fresh.fresh
+                                and not stale else "no: see the stale lines below (`hookgraph index` syncs HEAD)"))
     model = info["model"]
     if model["name"]:
         click.echo(shown(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})"))
@@ -431,6 +469,8 @@ def _queue_line(info: dict[str, Any]) -> str:
         text += f"; stalled: {embedder['stalled']['message']}"
     elif embedder["running"]:
         text += "; the background embedder is running"
+    elif embedder["cannot_start"]:
+        text += f"; {embedder['cannot_start']}"
     else:
         text += "; no embedder running (the next hookgraph command starts one, or run `hookgraph index --wait`)"
         if embedder["last_error"]:

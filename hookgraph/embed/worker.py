@@ -137,9 +137,37 @@ def _held(home: Path) -> Iterator[bool]:
 
 @contextmanager
 def hold(root: Path) -> Iterator[bool]:
-    """Be the repository's embedder for a while (``index --wait``); yields False when another one runs."""
-    with _held(_home(root)) as mine:
+    """Be the repository's embedder for a while (``index --wait``); yields False when another one runs.
+
+    Where the lock cannot be made (a read-only git directory) no background
+    embedder can run either: this process is the only one, and embeds.
+    """
+    try:
+        held = _held(_home(root))
+        mine = held.__enter__()
+    except OSError:
+        yield True
+        return
+    try:
         yield mine
+    except BaseException as exc:
+        if not held.__exit__(type(exc), exc, exc.__traceback__):
+            raise
+    else:
+        held.__exit__(None, None, None)
+
+
+def cannot_start(root: Path) -> str | None:
+    """Why no background embedder can start for ``root`` (its git directory cannot be written), or None."""
+    try:
+        home = _home(root)
+    except Exception:  # noqa: BLE001 - no repository: nothing to say here
+        return None
+    where = home if home.exists() else home.parent
+    if os.access(where, os.W_OK):
+        return None
+    return (f"no background embedder can start: {where} cannot be written (read-only or not yours); "
+            "`hookgraph index --wait` embeds here")
 
 
 def stall_seconds() -> float:
