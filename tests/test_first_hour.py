@@ -412,3 +412,45 @@ def test_small_things_say_what_happened(tmp_path: Path) -> None:
     outside = subprocess.run([sys.executable, "-m", "hookgraph.cli", "ask", "helper", "--path", "../..", "--no-semantic"],
                              cwd=root / "lib", env=clean_env(), capture_output=True, text=True)
     assert outside.returncode == 2 and "leaves the repository" in one_line(outside)
+
+
+# -- 7: code dropped or misread without a word --------------------------------------------------------------
+
+
+def test_coding_cookies_and_byte_order_marks_are_honoured(tmp_path: Path) -> None:
+    from tests.conftest import make_repo
+
+    root = make_repo(tmp_path / "repo", {
+        "latin.py": "# -*- coding: latin-1 -*-\ndef café_latin():\n    return 'é'\n".encode("latin-1"),
+        "wide.py": "def wide_function():\n    return 'ü'\n".encode("utf-16"),  # with its BOM
+        "wide_be.py": b"\xfe\xff" + "def wide_big_endian():\n    return 1\n".encode("utf-16-be"),
+        "marked.py": b"\xef\xbb\xbf" + b"def marked_function():\n    return 3\n",
+    })
+    run_cli(root, "index", check=True)
+    for name, path, line in (("café_latin", "latin.py", 2), ("wide_function", "wide.py", 1),
+                             ("wide_big_endian", "wide_be.py", 1), ("marked_function", "marked.py", 1)):
+        proc = run_cli(root, "ask", name, "--no-semantic", "--json")
+        best = json.loads(proc.stdout)["results"][0]
+        assert (best["symbol"], best["path"], best["start_line"]) == (name, path, line), best
+    files = json.loads(run_cli(root, "status", "--json", check=True).stdout)["files"]
+    assert files.get("indexed", 0) + files.get("indexed:fallback", 0) >= 4 and not any(
+        k.startswith("skipped") for k in files), files
+
+
+def test_a_hand_written_file_with_one_long_constant_is_not_minified_but_a_bundle_is(tmp_path: Path) -> None:
+    import base64
+
+    from tests.conftest import make_repo
+
+    blob = base64.b64encode(bytes(range(256)) * 15).decode()  # 5 KB on one line
+    hand = f'ICON = "{blob}"\n\n\ndef decode_icon():\n    return ICON.encode()\n\n\ndef icon_size():\n    return len(ICON)\n'
+    bundle = "!function(e){" + ";".join(f"var a{i}=function(b){{return b({i})}}" for i in range(300)) + "}(this);\n"
+    root = make_repo(tmp_path / "repo", {"icons.py": hand, "dist/app.js": bundle})
+    run_cli(root, "index", check=True)
+    best = json.loads(run_cli(root, "ask", "decode_icon", "--no-semantic", "--json").stdout)["results"][0]
+    assert best["symbol"] == "decode_icon", best
+    from hookgraph.store import Store, db_path
+
+    with Store(db_path(root), readonly=True) as store:
+        statuses = dict(store.db.execute("SELECT path, status FROM files").fetchall())
+    assert statuses == {"icons.py": "indexed", "dist/app.js": "skipped:minified"}, statuses

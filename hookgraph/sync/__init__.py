@@ -376,6 +376,9 @@ def _sync_file(
             too_large = reader.last_size is not None and reader.last_size > filters.DEFAULT_MAX_BYTES
             reason = "too-large" if too_large else "unreadable"
         else:
+            from hookgraph.parse.encoding import to_utf8
+
+            data = to_utf8(data)  # a BOM or a coding cookie: UTF-16 is text, Latin-1 names stay whole
             reason = filters.content_skip_reason(data)
     if reason is not None or data is None:
         language = language_for(path, data) if data is not None else language_for_path(path)
