@@ -35,17 +35,17 @@ _COOKIE = re.compile(rb"^[ \t\f]*#.*?coding[:=][ \t]*([-\w.]+)")
 
 def to_utf8(data: bytes) -> bytes:
     """``data`` as UTF-8 when a byte-order mark or a coding cookie says it is in another encoding; else as is."""
-    for bom, name in _BOMS:
+    for bom, codec in _BOMS:
         if data.startswith(bom):
             try:
-                return data[len(bom):].decode(name).encode("utf-8", "surrogatepass")
+                return data[len(bom):].decode(codec).encode("utf-8", "surrogatepass")
             except UnicodeError:
                 return data
-    name = _cookie(data)
-    if name is None or name == "utf-8":
+    declared = _cookie(data)
+    if declared is None or declared == "utf-8":
         return data
     try:
-        return data.decode(name).encode("utf-8", "surrogatepass")
+        return data.decode(declared).encode("utf-8", "surrogatepass")
     except (UnicodeError, LookupError):
         return data
 
