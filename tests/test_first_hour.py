@@ -454,3 +454,89 @@ def test_a_hand_written_file_with_one_long_constant_is_not_minified_but_a_bundle
     with Store(db_path(root), readonly=True) as store:
         statuses = dict(store.db.execute("SELECT path, status FROM files").fetchall())
     assert statuses == {"icons.py": "indexed", "dist/app.js": "skipped:minified"}, statuses
+
+
+# -- 8: surprises -------------------------------------------------------------------------------------------
+
+
+def test_install_asks_before_changing_a_hooks_directory_every_repository_uses(tmp_path: Path) -> None:
+    from tests.conftest import TINY_APP, make_repo
+
+    home = tmp_path / "home"
+    home.mkdir()
+    env = clean_env(HOME=str(home))
+    shared_hooks = tmp_path / "global-hooks"
+    subprocess.run(["git", "config", "--global", "core.hooksPath", str(shared_hooks)], env=env, check=True)
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
+    for args, command in ((["install"], "hookgraph install"), (["install", "--uninstall"], "hookgraph install --uninstall")):
+        proc = run_cli(root, *args, env=env)
+        assert proc.returncode == 2
+        line = one_line(proc)
+        assert f"{shared_hooks} is core.hooksPath (set in {home / '.gitconfig'})" in line, line
+        assert f"`{command} --all-repositories`" in line and "git config core.hooksPath .git/hooks" in line
+        assert not shared_hooks.exists() or not any(shared_hooks.iterdir())  # nothing written
+    chosen = run_cli(root, "install", "--all-repositories", env=env)
+    assert chosen.returncode == 0 and (shared_hooks / "post-commit").exists(), chosen.stderr
+    # a repository-local hooks directory is the repository's own: no question asked
+    subprocess.run(["git", "config", "core.hooksPath", ".githooks"], cwd=root, env=env, check=True)
+    assert run_cli(root, "install", env=env).returncode == 0 and (root / ".githooks" / "post-commit").exists()
+
+
+def test_git_am_keeps_the_index_fresh(tmp_path: Path) -> None:
+    from tests.conftest import TINY_APP, make_repo
+
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
+    assert run_cli(root, "install").returncode == 0
+    assert (root / ".git" / "hooks" / "post-applypatch").exists()
+    run_cli(root, "index", check=True)
+    other = tmp_path / "other"
+    git(root, "clone", "-q", str(root), str(other))
+    write_files(other, {"mailed.py": "def arrived_by_mail():\n    return 1\n"})
+    git(other, "add", "-A")
+    git(other, "commit", "-q", "-m", "mailed")
+    patch = git(other, "format-patch", "-1", "--stdout")
+    subprocess.run(["git", "am", "-q"], cwd=root, env=clean_env(), input=patch, text=True, check=True)
+    payload = json.loads(run_cli(root, "status", "--json", check=True).stdout)
+    assert payload["fresh"] and payload["indexed_commit"] == git(root, "rev-parse", "HEAD").strip(), payload
+    best = json.loads(run_cli(root, "ask", "arrived_by_mail", "--no-semantic", "--json").stdout)["results"][0]
+    assert best["symbol"] == "arrived_by_mail"
+
+
+def test_the_local_index_stays_ignored_after_shared_mode_is_turned_off(tmp_path: Path) -> None:
+    from tests.conftest import TINY_APP, make_repo
+
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
+    assert run_cli(root, "install", "--shared").returncode == 0
+    git(root, "commit", "-q", "-m", "share the index")
+    assert run_cli(root, "install", "--uninstall", "--shared").returncode == 0
+    git(root, "commit", "-q", "-m", "stop sharing")  # the commit the README suggests
+    run_cli(root, "index", check=True)
+    git(root, "checkout", "-q", "HEAD~1")  # any commit of the shared era, and back
+    git(root, "checkout", "-q", "main")
+    assert not (root / ".hookgraph" / ".gitignore").exists()  # git removed the tracked file
+    assert ".hookgraph" not in git(root, "status", "--porcelain", "--untracked-files=all")
+    git(root, "add", "-A")
+    assert not [p for p in git(root, "diff", "--cached", "--name-only").split() if p.startswith(".hookgraph")]
+
+
+def test_an_index_that_lost_most_of_its_units_is_compacted(tmp_path: Path) -> None:
+    from tests.conftest import make_repo
+
+    body = "".join(f"def function_{i}(value):\n    \"\"\"Doubles {i}.\"\"\"\n    return value * {i}\n\n\n"
+                   for i in range(150))
+    root = make_repo(tmp_path / "repo", {f"pkg/module_{n}.py": body.replace("function_", f"f{n}_")
+                                          for n in range(120)})
+    run_cli(root, "index", check=True)
+    database = root / ".hookgraph" / "index.db"
+    before = database.stat().st_size
+    for n in range(10, 120):
+        (root / "pkg" / f"module_{n}.py").unlink()
+    commit_all(root, "drop most modules")
+    proc = run_cli(root, "index", check=True)
+    after = database.stat().st_size
+    assert "index compacted from" in proc.stdout, proc.stdout
+    assert after < before * 0.35, (before, after)
+    print(f"index.db {before / 1e6:.1f} MB -> {after / 1e6:.1f} MB after removing 110 of 120 files")
+    payload = json.loads(run_cli(root, "status", "--json", check=True).stdout)
+    assert payload["fresh"] and sum(payload["units"].values()) == 10 * 151, payload["units"]
+    assert json.loads(run_cli(root, "ask", "f3_function_7", "--no-semantic", "--json").stdout)["results"]
