@@ -454,6 +454,8 @@ def test_a_hand_written_file_with_one_long_constant_is_not_minified_but_a_bundle
     with Store(db_path(root), readonly=True) as store:
         statuses = dict(store.db.execute("SELECT path, status FROM files").fetchall())
     assert statuses == {"icons.py": "indexed", "dist/app.js": "skipped:minified"}, statuses
+    asked = run_cli(root, "ask", "a7", "--no-semantic")  # a function inside the bundle: ask says where it went
+    assert "1 JavaScript file was skipped (minified)" in asked.stderr, asked.stderr
 
 
 # -- 8: surprises -------------------------------------------------------------------------------------------
