@@ -273,6 +273,8 @@ def _path_from_here(root: Path, path_glob: str) -> str | None:
         here = "."
     joined = posixpath.normpath(posixpath.join(here, path_glob.replace("\\", "/")))
     if problem or joined == ".." or joined.startswith("../"):
+        if here == ".":  # at the root, as before: relative to the root, never leaving it
+            problem = problem or path_glob_problem(path_glob)
         raise UserError(problem or f"--path {path_glob!r} leaves the repository: paths are read from the current "
                         "directory and stay inside the repository")
     keep_slash = "/" if path_glob.endswith("/") and joined != "." else ""
