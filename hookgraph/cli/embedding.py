@@ -119,8 +119,8 @@ def embed_in_foreground(root: Path, embedder: Any, pending: int, *, bar: bool, q
 
     database = db_path(root)
     if bar and not quiet:  # before the bar, never into it
-        click.echo("hookgraph: `hookgraph ask` works now; embedding the new texts here "
-                   "(Ctrl-C stops waiting and leaves them to the background embedder)", err=True)
+        click.echo("hookgraph: `hookgraph ask` works now; waiting for the new texts' vectors "
+                   "(Ctrl-C stops waiting; the background embedder goes on)", err=True)
     progress = _Bar(pending, bar, "embedding")
 
     def step(done: int, total: int) -> None:
