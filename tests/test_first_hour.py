@@ -421,6 +421,9 @@ def test_small_things_say_what_happened(tmp_path: Path) -> None:
     assert sub.returncode == 0, sub.stderr
     assert {r["path"] for r in json.loads(sub.stdout)["results"]} <= {"lib/util.py", "lib/other.py"}
     assert json.loads(sub.stdout)["results"][0]["path"] == "lib/util.py"
+    text = subprocess.run([sys.executable, "-m", "hookgraph.cli", "ask", "helper", "--no-semantic", "--top", "1"],
+                          cwd=root / "lib", env=clean_env(), capture_output=True, text=True)
+    assert text.stdout.startswith("util.py:1-2  helper"), text.stdout  # printed paths open from here too
     outside = subprocess.run([sys.executable, "-m", "hookgraph.cli", "ask", "helper", "--path", "../..", "--no-semantic"],
                              cwd=root / "lib", env=clean_env(), capture_output=True, text=True)
     assert outside.returncode == 2 and "leaves the repository" in one_line(outside)
