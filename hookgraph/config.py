@@ -69,7 +69,7 @@ def load_file(path: Path) -> dict[str, Any]:
     """All settings in the file at ``path`` (``{}`` when there is no file)."""
     try:
         text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):  # no file; or .hookgraph is a file (the store says so)
         return {}
     except (OSError, UnicodeDecodeError) as exc:
         raise ConfigError(f"{path}: cannot read it ({exc})") from None

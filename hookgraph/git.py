@@ -104,7 +104,8 @@ def run(args: list[str], cwd: Path | str, *, input: bytes | None = None, check: 
         raise GitError("git is not installed or not on PATH") from None
     if check and proc.returncode != 0:
         message = _decode(proc.stderr).strip().splitlines()
-        detail = message[-1] if message else f"exit code {proc.returncode}"
+        dubious = [line for line in message if "dubious ownership" in line]  # the cause, not git's last hint line
+        detail = dubious[0] if dubious else message[-1] if message else f"exit code {proc.returncode}"
         raise GitError(f"git {args[0]} failed: {detail}")
     return proc.stdout
 
@@ -113,7 +114,12 @@ def repo_root(cwd: Path | str = ".") -> Path:
     """The top of the working tree containing ``cwd``."""
     try:
         out = run(["rev-parse", "--show-toplevel"], cwd)
-    except GitError:
+    except GitError as exc:
+        dubious = re.search(r"dubious ownership in repository at '(.*)'", str(exc))
+        if dubious:  # git refuses a repository another user owns: its reason and remedy, not "no repository"
+            raise GitError(f"git refuses {dubious.group(1)}: it is owned by another user (dubious ownership); if "
+                           "you trust it, run `git config --global --add safe.directory "
+                           f"{dubious.group(1)}`") from None
         raise GitError(f"{Path(cwd).resolve()} is not inside a git repository (run `git init` or cd into one)") from None
     return Path(_decode(out).strip())
 
@@ -280,14 +286,8 @@ class BlobReader:
         self.close()
 
 
-def read_worktree_file(root: Path, path: str) -> bytes | None:
-    """A tracked file's bytes on disk, refusing anything that leaves the repository.
-
-    Refused: paths that are not plain repository paths (``..``, absolute,
-    ``.git/...``: see :func:`safe_relative_path`), paths that resolve outside
-    the work tree through a symlinked directory, symlinks, and anything that
-    is not a regular file (a FIFO would block, a device never ends).
-    """
+def _open_worktree_file(root: Path, path: str) -> int | None:
+    """A descriptor on a regular file of the work tree, or None (see :func:`read_worktree_file`)."""
     if not safe_relative_path(path):
         return None
     top = root.resolve()
@@ -303,11 +303,68 @@ def read_worktree_file(root: Path, path: str) -> bytes | None:
     except OSError:
         return None  # missing, a symlink (ELOOP), unreadable
     try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        if stat.S_ISREG(os.fstat(fd).st_mode):
+            return fd
+    except OSError:
+        pass
+    os.close(fd)
+    return None
+
+
+def read_worktree_file(root: Path, path: str, max_bytes: int | None = None) -> bytes | None:
+    """A tracked file's bytes on disk, refusing anything that leaves the repository.
+
+    Refused: paths that are not plain repository paths (``..``, absolute,
+    ``.git/...``: see :func:`safe_relative_path`), paths that resolve outside
+    the work tree through a symlinked directory, symlinks, and anything that
+    is not a regular file (a FIFO would block, a device never ends). A file
+    over ``max_bytes`` is not read at all (None): its size is looked at first.
+    """
+    fd = _open_worktree_file(root, path)
+    if fd is None:
+        return None
+    try:
+        if max_bytes is not None and os.fstat(fd).st_size > max_bytes:
             return None
         with os.fdopen(fd, "rb") as f:
             fd = -1
             return f.read()
+    except OSError:
+        return None
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
+#: Bytes read at a time when a big working-tree file is hashed without being held.
+_HASH_CHUNK = 1 << 20
+
+
+def worktree_blob(root: Path, path: str, max_bytes: int) -> tuple[str, int, bytes | None] | None:
+    """``(blob sha, size, bytes)`` of a working-tree file; bytes None when it is over ``max_bytes``.
+
+    A file too large to index is still hashed (freshness needs its blob name),
+    a megabyte at a time: a 1.2 GB file modified in the work tree costs 1 MB of
+    memory, not 2.5 GB (issue 33). None when :func:`read_worktree_file` refuses it.
+    """
+    fd = _open_worktree_file(root, path)
+    if fd is None:
+        return None
+    try:
+        with os.fdopen(fd, "rb") as f:
+            fd = -1
+            size = os.fstat(f.fileno()).st_size
+            if size <= max_bytes:
+                data = f.read()
+                return blob_sha(data), len(data), data
+            digest = hashlib.sha1(b"blob %d\0" % size, usedforsecurity=False)
+            read = 0
+            while chunk := f.read(_HASH_CHUNK):
+                digest.update(chunk)
+                read += len(chunk)
+            if read != size:  # written to while we read: a name that matches no blob, and the right size
+                digest.update(b"\0changed")
+            return digest.hexdigest(), size, None
     except OSError:
         return None
     finally:

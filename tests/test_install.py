@@ -9,7 +9,7 @@ from pathlib import Path
 from hookgraph.sync.install import CHAINED_SUFFIX, MARKER
 from tests.hook_helpers import MATH, PYTHON, TEXT, hooks_of, new_repo
 
-HOOKS = ["post-checkout", "post-commit", "post-merge", "post-rewrite", "pre-commit"]
+HOOKS = ["post-applypatch", "post-checkout", "post-commit", "post-merge", "post-rewrite", "pre-commit"]
 
 
 def _add_function(text: str, name: str) -> str:

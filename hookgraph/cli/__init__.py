@@ -93,8 +93,8 @@ def cli() -> None:
               help="Embed on a llama.cpp server serving the same GGUF (default: [embed] url in config).")
 @click.option("--quiet", "-q", is_flag=True, help="Print nothing when it worked.")
 @click.option("--wait/--no-wait", "wait", default=None,
-              help="Embed every waiting text before returning (--wait), or leave it to the background embedder "
-                   "(--no-wait). Default: watch it with a progress bar on a terminal, return at once otherwise.")
+              help="Embed every waiting text before returning, with a progress bar on a terminal (--wait), or "
+                   "leave them to the background embedder (--no-wait, the default).")
 @crash_guarded
 @friendly
 def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quiet: bool, wait: bool | None) -> None:
@@ -114,8 +114,9 @@ def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quie
     embedder = embedder_for_repo(root, embed_url=embed_url, use_remote=True)
     terminal = sys.stderr.isatty() and not quiet
     verify = getattr(embedder, "verify", None)  # a llama.cpp server (RemoteEmbedder)
-    # A server embeds only for the command that names it: the queue is drained here, through it.
-    foreground = wait if wait is not None else (terminal or verify is not None)
+    # The model never holds up the main job unless asked (issue 33): text and graph are in when this
+    # returns, on a terminal too. A server embeds only for the command that names it: drained here, through it.
+    foreground = wait if wait is not None else verify is not None
     if verify is not None and foreground:
         verify()  # an unreachable or different server: one line, before anything is written
     report = sync(root, target, full=full, reembed=reembed, embedder=embedder,
@@ -180,7 +181,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         language: str | None, no_semantic: bool, as_files: bool) -> None:
     """Ranked answers to a question or an identifier.
 
-    Exits 1 when nothing matches strongly (``match`` "weak" in --json; one
+    Exits 1 when nothing matches strongly ("match": "weak" in --json; one
     line on stderr otherwise), as when nothing matches at all.
     """
     from hookgraph.sync import freshness
@@ -194,14 +195,16 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         raise UserError("--files and --context disagree: --context packs units' code, --files lists files; use one")
     if not query.strip():
         raise UserError("the query is empty: ask a question or name an identifier")
-    if language:
+    if not any(ch.isalnum() for ch in query):  # nothing a word index or the model could look for
+        raise UserError(f"the query {query!r} has no letters or digits, so nothing can match it: ask a question "
+                        "or name an identifier")
+    if language is not None:
+        if not language.strip():
+            raise UserError("--lang '' is empty: name a language (python, go, rust, ...) or leave --lang out")
         _check_language(language)
-    if path_glob:
-        problem = path_glob_problem(path_glob)
-        if problem:
-            raise UserError(problem)
-        path_glob = path_glob.removeprefix("./") or None
     root = _root()
+    if path_glob is not None:
+        path_glob = _path_from_here(root, path_glob)
     with _open_store(root) as store:
         _warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
         embedder = None if no_semantic else _embedder_for(store, root)
@@ -270,6 +273,31 @@ def _any_path_matches(store: Any, path_glob: str) -> bool:
     return any(fnmatch.fnmatch(p, path_glob) or p.startswith(prefix) for p in store.file_map())
 
 
+def _path_from_here(root: Path, path_glob: str) -> str | None:
+    """``--path`` as the index stores paths (relative to the root), read relative to the current directory.
+
+    ``ask --path .`` from ``src/`` means ``src``, as for git. An empty value
+    is a usage error, not "no filter" (a script's unset variable).
+    """
+    import posixpath
+
+    if not path_glob.strip():
+        raise UserError("--path '' is empty: give a folder (src/) or a glob ('*.py'), or leave --path out")
+    problem = path_glob_problem(path_glob) if path_glob.startswith("/") else None
+    try:
+        here = Path.cwd().resolve().relative_to(root.resolve()).as_posix()
+    except ValueError:
+        here = "."
+    joined = posixpath.normpath(posixpath.join(here, path_glob.replace("\\", "/")))
+    if problem or joined == ".." or joined.startswith("../"):
+        if here == ".":  # at the root, as before: relative to the root, never leaving it
+            problem = problem or path_glob_problem(path_glob)
+        raise UserError(problem or f"--path {path_glob!r} leaves the repository: paths are read from the current "
+                        "directory and stay inside the repository")
+    keep_slash = "/" if path_glob.endswith("/") and joined != "." else ""
+    return None if joined == "." else joined + keep_slash
+
+
 def _check_language(language: str) -> None:
     from hookgraph.parse.languages import REGISTRY
 
@@ -302,7 +330,7 @@ def _where(unit: Any) -> str:
     return f"{unit.qualname} {unit.path}:{unit.start_line}"
 
 
-def _print_links(links: list[Any], as_json: bool, direction: str) -> None:
+def _print_links(links: list[Any], as_json: bool, direction: str, symbol: str = "") -> None:
     """One line (or JSON object) per call; a call whose receiver's type is unknown says so and names
     what it may run, so nobody reads a guess as an edge."""
     if as_json:
@@ -335,7 +363,16 @@ def _print_links(links: list[Any], as_json: bool, direction: str) -> None:
                 target = f"{link.name}  (not in this repository)"
             click.echo(shown(f"{link.call_path}:{link.call_line}  {direction} {link.expression}  -> {target}"))
     if not links:
+        if not as_json:  # a silent exit 1 looked like a failure; say what was found: nothing
+            click.echo(f"hookgraph: {_no_links_line(symbol, direction)}", err=True)
         sys.exit(EXIT_NOTHING)
+
+
+def _no_links_line(symbol: str, direction: str) -> str:
+    if direction == "calls":
+        return f"{shown(symbol)} calls nothing (no call in its body)"
+    return (f"nothing in the index calls {shown(symbol)} (dynamic calls, callbacks and other repositories are "
+            "not seen)")
 
 
 @cli.command()
@@ -357,7 +394,7 @@ def callers(symbol: str, as_json: bool, show_all: bool) -> None:
     elif maybe:
         click.echo(f"hookgraph: {len(maybe)} more call(s) of {maybe[0].name} on receivers of unknown type "
                    "may reach it; `--all` lists them", err=True)
-    _print_links(links, as_json, "called as")
+    _print_links(links, as_json, "called as", symbol)
 
 
 @cli.command()
@@ -370,7 +407,7 @@ def callees(symbol: str, as_json: bool) -> None:
 
     with _open_store(_root()) as store:
         links = find_callees(store, symbol)
-    _print_links(links, as_json, "calls")
+    _print_links(links, as_json, "calls", symbol)
 
 
 @cli.command()
@@ -389,6 +426,7 @@ def status(as_json: bool) -> None:
         parser_note = freshness.older_parser_note(store)
         fresh = freshness.against_head(root, store)
         queue = progress_of(store)
+        stalled = worker.stall(root)
         coverage = language_coverage(store)
         info = {
             "database": str(store.path.relative_to(root)),
@@ -409,12 +447,16 @@ def status(as_json: bool) -> None:
             },
             **store.counts(),
             "pending_vectors": queue.pending,
-            "embedder": {
-                "running": worker.running(root),
-                "rate": None if queue.rate is None else round(queue.rate, 2),
-                "eta_seconds": None if queue.eta_seconds is None else round(queue.eta_seconds, 1),
+            "embedder": {  # a stalled one (stopped, hung) is not "running", and its old rate says nothing
+                "running": stalled is None and worker.running(root),
+                "stalled": None if stalled is None else {
+                    "pid": stalled.pid, "quiet_seconds": round(stalled.quiet_seconds, 1),
+                    "message": stalled.describe()},
+                "rate": None if queue.rate is None or stalled else round(queue.rate, 2),
+                "eta_seconds": None if queue.eta_seconds is None or stalled else round(queue.eta_seconds, 1),
                 "last_update": queue.updated,
                 "last_error": worker.last_error(root),
+                "cannot_start": worker.cannot_start(root),
             },
             "languages": [c.as_json() for c in coverage],
             "parsed_by_this_version": parser_note is None,
@@ -424,7 +466,10 @@ def status(as_json: bool) -> None:
         click.echo(json.dumps(info, indent=2))
         return
     click.echo(f"index:     {info['database']} ({info['bytes'] / 1e6:.1f} MB)")
-    click.echo(f"commit:    {info['indexed_commit'] or '(none)'}" + ("" if fresh.fresh else "  (not HEAD)"))
+    click.echo(f"commit:    {info['indexed_commit'] or '(none)'}" + ("  (fresh: HEAD)" if fresh.fresh else "  (not HEAD)"))
+    stale = info["stale_vs_head"] or info["stale_vs_index"] or info["stale_vs_worktree"]
+    click.echo("fresh:     " + ("yes: the index matches HEAD, the git index and the working tree" if fresh.fresh
+                                and not stale else "no: see the stale lines below (`hookgraph index` syncs HEAD)"))
     model = info["model"]
     if model["name"]:
         click.echo(shown(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})"))
@@ -469,8 +514,12 @@ def _queue_line(info: dict[str, Any]) -> str:
         text += f", {embedder['rate']:.1f} texts/s"
     if embedder["eta_seconds"] is not None:
         text += f", about {_duration(embedder['eta_seconds'])} left"
-    if embedder["running"]:
+    if embedder["stalled"]:
+        text += f"; stalled: {embedder['stalled']['message']}"
+    elif embedder["running"]:
         text += "; the background embedder is running"
+    elif embedder["cannot_start"]:
+        text += f"; {embedder['cannot_start']}"
     else:
         text += "; no embedder running (the next hookgraph command starts one, or run `hookgraph index --wait`)"
         if embedder["last_error"]:
@@ -496,6 +545,9 @@ def _register_extra_commands() -> None:
         except ImportError:  # pragma: no cover - present in every release
             continue
         module.register(cli)
+    from hookgraph.cli.help_texts import apply
+
+    apply(cli)
 
 
 _register_extra_commands()

@@ -8,6 +8,8 @@ hookgraph.cli`` the CLI module runs as ``__main__``, and importing
 
 from __future__ import annotations
 
+import errno
+
 import os
 import re
 import sys
@@ -109,6 +111,8 @@ def friendly(func: F) -> F:
                 raise
             if isinstance(exc, _known_errors()):
                 raise UserError(str(exc)) from None
+            if isinstance(exc, OSError) and exc.filename:  # a file of ours we could not write: its cause, in words
+                raise UserError(os_error_line(exc)) from None
             if type(exc).__module__ == "apsw":  # SQLite failed on a file that opened: find out why
                 from hookgraph.store.faults import diagnose
 
@@ -246,3 +250,19 @@ def path_glob_problem(glob: str) -> str | None:
         return (f"--path {glob!r} can never match: paths are relative to the repository root "
                 "(a folder such as 'src/' or a glob such as '*.py'), and never leave it")
     return None
+
+
+#: What to do about an operating-system refusal, by errno: the cause in words and the remedy.
+_OS_CAUSES = {
+    errno.EROFS: ("the file system is read-only", "make it writable (or run hookgraph where it can write)"),
+    errno.EACCES: ("permission denied", "check the owner and permissions of that place"),
+    errno.EPERM: ("operation not permitted", "check the owner and permissions of that place"),
+    errno.ENOSPC: ("the disk is full", "free some space and run the command again"),
+    errno.EDQUOT: ("the disk quota is exceeded", "free some space and run the command again"),
+}
+
+
+def os_error_line(exc: OSError) -> str:
+    """One line for an OSError on a named file: which file, why (in words) and what to do; nothing lost."""
+    cause, remedy = _OS_CAUSES.get(exc.errno or 0, (exc.strerror or type(exc).__name__, "see the cause above"))
+    return f"{exc.filename}: {cause}: {remedy}; nothing stored was changed"

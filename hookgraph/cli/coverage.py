@@ -157,7 +157,7 @@ def _not_parsed(coverage: list[LanguageCoverage]) -> list[str]:
             out.append((c.fallback, f"{files(c.fallback, c)} {'are' if c.fallback > 1 else 'is'} "
                                     f"indexed only as {c.fallback_kind}"))
         skipped = {r: n for r, n in c.skipped.items()
-                   if r in ("unknown-language", "too-large", "unreadable", "parser-crash")}
+                   if r in ("unknown-language", "too-large", "unreadable", "parser-crash", "minified")}
         if skipped:
             n = sum(skipped.values())
             out.append((n, f"{files(n, c)} {'were' if n > 1 else 'was'} skipped ({', '.join(sorted(skipped))})"))

@@ -3,12 +3,18 @@
 The foreground run is the repository's one embedder for as long as it runs
 (it holds the background embedder's lock, so the two never compete for the
 cores). If a background embedder is already at work, the command watches it
-instead. Ctrl-C stops this process only: the texts left are handed to the
-background embedder, nothing embedded so far is lost.
+instead; if that one stalls (stopped with SIGSTOP, hung: no heartbeat for
+:func:`hookgraph.embed.worker.stall_seconds`), the command says so in one line
+and embeds the rest itself (a vector published twice is published once:
+:meth:`hookgraph.store.Store.publish_vector` skips a text no longer queued).
+Ctrl-C stops waiting only: the texts left are handed to the background
+embedder, nothing embedded so far is lost, and the exit status is 0 (so
+``hookgraph index --wait && hookgraph ask ...`` still asks).
 """
 
 from __future__ import annotations
 
+import shutil
 import sys
 import time
 from pathlib import Path
@@ -21,32 +27,76 @@ from hookgraph.store import Store, db_path
 
 #: Seconds between two looks at the queue while another process embeds.
 WATCH_INTERVAL = 0.5
+#: Seconds between two redraws of the bar (a redraw per text would flood a slow terminal).
+REDRAW_EVERY = 0.2
+#: Seconds of measured progress before the bar shows an ETA: the first texts include the model's load
+#: and the first batch's set-up, and an ETA from them alone was 5x too long (issue 33).
+ETA_AFTER = 2.0
 
 
 class _Bar:
-    """A progress bar in texts on stderr (ETA from the measured pace), or nothing."""
+    """One line on stderr, redrawn in place: done/total, the measured rate and the time left.
+
+    The rate is measured from the first progress seen (the model already
+    loaded), not from the command's start; nothing else is printed while
+    the bar is drawn (:meth:`close` ends its line first).
+    """
 
     def __init__(self, total: int, show: bool, label: str) -> None:
-        self.shown = 0
-        self.bar: Any = None
-        if show and total > 0:
-            self.bar = click.progressbar(length=total, label=label, file=sys.stderr, show_eta=True, show_pos=True)
-            self.bar.__enter__()
+        self.show = show and total > 0
+        self.total = total
+        self.label = label
+        self.done = 0
+        self.first: tuple[float, int] | None = None
+        self.drawn_at = 0.0
+        self.open = False
 
     def update(self, done: int, total: int) -> None:
-        if self.bar is None:
-            return
-        if total > self.bar.length:
-            self.bar.length = total
-        step = min(done, self.bar.length) - self.shown
-        if step > 0:
-            self.bar.update(step)
-            self.shown += step
+        self.total = max(self.total, total)
+        self.done = min(max(done, self.done), self.total)
+        now = time.monotonic()
+        if self.first is None:
+            self.first = (now, self.done)
+        if self.show and (now - self.drawn_at >= REDRAW_EVERY or self.done >= self.total):
+            self.drawn_at = now
+            self._draw(now)
+
+    def rate(self, now: float) -> float | None:
+        """Texts per second since the first progress, once :data:`ETA_AFTER` seconds were measured."""
+        if self.first is None or now - self.first[0] < ETA_AFTER or self.done <= self.first[1]:
+            return None
+        return (self.done - self.first[1]) / (now - self.first[0])
+
+    def line(self, now: float, width: int) -> str:
+        rate = self.rate(now)
+        tail = f" {self.done:,}/{self.total:,}"
+        if rate:
+            tail += f"  {rate:.1f} texts/s  about {_duration((self.total - self.done) / rate)} left"
+        room = max(10, min(40, width - len(self.label) - len(tail) - 4))
+        filled = room * self.done // self.total if self.total else room
+        return f"{self.label} [{'#' * filled}{'-' * (room - filled)}]{tail}"[: max(20, width - 1)]
+
+    def _draw(self, now: float) -> None:
+        width = shutil.get_terminal_size((80, 24)).columns
+        sys.stderr.write("\r" + self.line(now, width).ljust(width - 1))
+        sys.stderr.flush()
+        self.open = True
 
     def close(self) -> None:
-        if self.bar is not None:
-            self.bar.__exit__(None, None, None)
-            self.bar = None
+        """End the bar's line (drawn once more, complete), so what follows starts on a line of its own."""
+        if self.open:
+            self._draw(time.monotonic())
+            sys.stderr.write("\n")
+            sys.stderr.flush()
+            self.open = False
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    if seconds < 90 * 60:
+        return f"{seconds / 60:.0f} min"
+    return f"{seconds / 3600:.1f} h"
 
 
 def _caches(root: Path) -> list[Any]:
@@ -61,33 +111,47 @@ def _pending(database: Path) -> int:
 
 
 def embed_in_foreground(root: Path, embedder: Any, pending: int, *, bar: bool, quiet: bool) -> DrainReport | None:
-    """Empty the queue of ``root``'s index before returning; the report, or None when another process did it."""
+    """Empty the queue of ``root``'s index before returning; the report, or None when another process did it.
+
+    Exits 0 on Ctrl-C, after one line saying where the texts left went.
+    """
     from hookgraph.embed import worker
 
     database = db_path(root)
+    if bar and not quiet:  # before the bar, never into it
+        click.echo("hookgraph: `hookgraph ask` works now; waiting for the new texts' vectors "
+                   "(Ctrl-C stops waiting; the background embedder goes on)", err=True)
     progress = _Bar(pending, bar, "embedding")
-    if bar and not quiet:
-        click.echo("hookgraph: `hookgraph ask` works now; embedding the new texts "
-                   "(Ctrl-C stops waiting, not embedding)", err=True)
+
+    def step(done: int, total: int) -> None:
+        worker.beat_for(root)
+        progress.update(done, total)
+
     try:
         while True:
             with worker.hold(root) as mine:
                 if mine:
-                    report = drain(database, embedder, caches=_caches(root), progress=progress.update)
+                    report = drain(database, embedder, caches=_caches(root), progress=step)
                     break
             left = _pending(database)  # another process embeds: watch it
             progress.update(pending - left, pending)
             if left == 0:
                 return None
+            stalled = worker.stall(root)
+            if stalled is not None:
+                progress.close()
+                click.echo(f"hookgraph: {stalled.describe()}; embedding the {left:,} texts left here", err=True)
+                report = drain(database, embedder, caches=_caches(root), progress=step)
+                break
             time.sleep(WATCH_INTERVAL)
     except KeyboardInterrupt:
         progress.close()
         handed = worker.start_background(root, database)
         left = _pending(database)
-        where = "in the background" if handed else "by the next `hookgraph index --wait`"
-        click.echo(f"hookgraph: stopped waiting; {left:,} texts left, embedded {where} (`hookgraph status`)",
-                   err=True)
-        sys.exit(130)
+        where = ("in the background (`hookgraph status` shows progress)" if handed
+                 else "by the next `hookgraph index --wait`")
+        click.echo(f"hookgraph: stopped waiting; {left:,} texts left, embedded {where}", err=True)
+        sys.exit(0)
     finally:
         progress.close()
     worker.wake(root)  # other worktrees' queues, if any, go on in the background

@@ -48,12 +48,7 @@ def register(cli: click.Group) -> None:
                   help="Neighbours of one kind drawn per node; the rest collapse into one 'N more' node.")
     @friendly
     def graph(symbol: str, depth: int, fmt: str, max_fan: int) -> Any:
-        """Callers, callees, containing class and imports of SYMBOL, as a picture.
-
-        \b
-          hookgraph graph Session.request > graph.mmd       # paste into a PR inside ```mermaid
-          hookgraph graph Session.request --format dot | dot -Tsvg > graph.svg
-        """
+        """Callers, callees, containing class and imports of SYMBOL, as a picture."""
         from hookgraph.search.diagram import render
         from hookgraph.search.neighbourhood import neighbourhood
 

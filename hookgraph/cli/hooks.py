@@ -25,7 +25,7 @@ def register(cli: click.Group) -> None:
     @click.argument("args", nargs=-1, type=click.UNPROCESSED)
     def hook(strict: bool, hookname: str | None, args: tuple[str, ...]) -> None:
         """Run what git hook HOOKNAME needs (pre-commit, post-checkout, post-commit,
-        post-merge, post-rewrite). Without HOOKNAME, the hook is found from
+        post-merge, post-rewrite, post-applypatch). Without HOOKNAME, the hook is found from
         pre-commit's environment."""
         from hookgraph.sync.hooks import main
 
@@ -42,18 +42,20 @@ def register(cli: click.Group) -> None:
     @click.option("--uninstall", is_flag=True, help="Remove the hooks (and with --shared, turn shared mode off).")
     @click.option("--no-hooks", is_flag=True,
                   help="Only set up shared mode (for pre-commit framework users).")
+    @click.option("--all-repositories", is_flag=True,
+                  help="core.hooksPath is set globally: (un)install there, for every repository that uses it.")
     @friendly
-    def install(shared: bool, uninstall: bool, no_hooks: bool) -> None:
+    def install(shared: bool, uninstall: bool, no_hooks: bool, all_repositories: bool) -> None:
         """Install plain git hooks that keep the index fresh, chaining existing hooks."""
         from hookgraph.sync import install as installer
 
         root = repo_root_here()
         if uninstall:
-            lines = installer.uninstall(root, shared_mode=shared)
+            lines = installer.uninstall(root, shared_mode=shared, all_repositories=all_repositories)
         else:
             if shared:
                 _complete_index_for_the_first_snapshot(root)
-            lines = installer.install(root, shared_mode=shared, hooks=not no_hooks)
+            lines = installer.install(root, shared_mode=shared, hooks=not no_hooks, all_repositories=all_repositories)
         for line in lines:
             click.echo(line)
 

@@ -31,8 +31,8 @@ def register(cli: click.Group) -> None:
 
         \b
         Register it with a client, e.g. in its mcpServers config:
-          {"mcpServers": {"hookgraph": {"command": "hookgraph",
-                                        "args": ["mcp", "--repo", "/path/to/repo"]}}}
+          {"mcpServers": {"hookgraph": {
+              "command": "hookgraph", "args": ["mcp", "--repo", "/path/to/repo"]}}}
         """
         from hookgraph.git import repo_root
         from hookgraph.store import db_path

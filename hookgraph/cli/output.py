@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import json
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -119,7 +119,25 @@ def colour_wanted(stream: IO[str]) -> bool:
         return False
 
 
-def text_lines(results: list[Any], colour: bool) -> Iterator[str]:
+def path_from_here(root: Path) -> Callable[[str], str]:
+    """How to print a stored path (relative to the root) for someone in the current directory.
+
+    From a subfolder, ``ask`` prints paths relative to it (as git does), so
+    that they open from where the user is; at the root, or outside the work
+    tree, they are printed as stored. JSON keeps the stored paths (the contract).
+    """
+    try:
+        here = Path.cwd().resolve()
+        inside = here != root.resolve() and here.is_relative_to(root.resolve())
+    except OSError:
+        inside = False
+    if not inside:
+        return lambda path: path
+    top = root.resolve()
+    return lambda path: os.path.relpath(top / path, here)
+
+
+def text_lines(results: list[Any], colour: bool, where: Callable[[str], str] = str) -> Iterator[str]:
     """The people's format: a header line per result and its snippet, indented."""
     import click
 
@@ -132,7 +150,7 @@ def text_lines(results: list[Any], colour: bool) -> Iterator[str]:
     for r in results:
         u = r.unit
         yield (
-            f"{paint(shown(u.path), fg='magenta')}:{paint(f'{u.start_line}-{u.end_line}', fg='green')}"
+            f"{paint(shown(where(u.path)), fg='magenta')}:{paint(f'{u.start_line}-{u.end_line}', fg='green')}"
             f"  {paint(shown(u.qualname), bold=True)}  {paint(f'({shown(u.kind)})', fg='cyan')}"
         )
         line = snippet(u.signature, u.docstring)
@@ -140,7 +158,7 @@ def text_lines(results: list[Any], colour: bool) -> Iterator[str]:
             yield f"    {shown(line)}"
 
 
-def file_lines(files: list[Any], colour: bool) -> Iterator[str]:
+def file_lines(files: list[Any], colour: bool, where: Callable[[str], str] = str) -> Iterator[str]:
     """``ask --files`` for people: a line per file, then its best units indented."""
     import click
 
@@ -151,7 +169,7 @@ def file_lines(files: list[Any], colour: bool) -> Iterator[str]:
 
     for f in files:
         language = shown(f.language or "text")
-        yield f"{paint(shown(f.path), fg='magenta')}  {paint(f'({language})', fg='cyan')}"
+        yield f"{paint(shown(where(f.path)), fg='magenta')}  {paint(f'({language})', fg='cyan')}"
         for r in f.units:
             u = r.unit
             yield (f"    {paint(f'{u.start_line}-{u.end_line}', fg='green')}  {paint(shown(u.qualname), bold=True)}"
@@ -169,13 +187,14 @@ def vimgrep_lines(root: Path, results: list[Any]) -> Iterator[str]:
     from hookgraph.parse.compose import snippet
 
     columns = _NameColumns(root)
+    where = path_from_here(root)
     for r in results:
         u = r.unit
         text = f"{u.qualname} ({u.kind})"
         line = snippet(u.signature, u.docstring)
         if line:
             text += f" {line}"
-        yield f"{shown(u.path)}:{u.start_line}:{columns.column(u.path, u.start_line, u.name)}:{shown(text)}"
+        yield f"{shown(where(u.path))}:{u.start_line}:{columns.column(u.path, u.start_line, u.name)}:{shown(text)}"
 
 
 class _NameColumns:
@@ -188,8 +207,9 @@ class _NameColumns:
     def column(self, path: str, line: int, name: str) -> int:
         if path not in self.files:
             from hookgraph.git import read_worktree_file
+            from hookgraph.parse.filters import DEFAULT_MAX_BYTES
 
-            self.files[path] = (read_worktree_file(self.root, path) or b"").splitlines()
+            self.files[path] = (read_worktree_file(self.root, path, DEFAULT_MAX_BYTES) or b"").splitlines()
         lines = self.files[path]
         if not name or not 1 <= line <= len(lines):
             return 1
@@ -268,7 +288,8 @@ def print_results(
         lines = vimgrep_lines(root, results)
     else:
         colour = colour_wanted(sys.stdout)
-        for line in (file_lines(files, colour) if files is not None else text_lines(results, colour)):
+        where = path_from_here(root)
+        for line in (file_lines(files, colour, where) if files is not None else text_lines(results, colour, where)):
             click.echo(line, color=colour)
         return
     for line in lines:

@@ -35,16 +35,27 @@ import sys
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, TYPE_CHECKING
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
 
-__all__ = ["start_background", "resume_if_needed", "running", "hold", "wake", "last_error", "main"]
+__all__ = ["start_background", "resume_if_needed", "running", "stall", "beat", "holder_pid", "hold", "wake",
+           "last_error", "main"]
 
 LOCK_FILE = "embedder.lock"
 LOG_FILE = "embedder.log"
+#: Touched by whoever holds the embedder lock after every text it embeds (and as each round starts): its
+#: modification time is the embedder's heartbeat, so a stopped (SIGSTOP) or hung one is told from a slow one.
+HEARTBEAT_FILE = "embedder.heartbeat"
+#: Seconds without a heartbeat after which a held lock means a stalled embedder, not a busy one. One text
+#: takes well under a second here and a model loads in a few; 30 s is far beyond both, even on a loaded
+#: 2-core machine at the worker's low priority. ``HOOKGRAPH_STALL_SECONDS`` overrides it (tests).
+STALL_SECONDS = 30.0
+#: Seconds between two heartbeats at most (a touch per text would be a system call per text for nothing).
+BEAT_EVERY = 1.0
 QUEUES_DIR = "queues"
 #: Lines of embedder.log kept (the newest).
 LOG_LINES = 50
@@ -126,9 +137,123 @@ def _held(home: Path) -> Iterator[bool]:
 
 @contextmanager
 def hold(root: Path) -> Iterator[bool]:
-    """Be the repository's embedder for a while (``index --wait``); yields False when another one runs."""
-    with _held(_home(root)) as mine:
+    """Be the repository's embedder for a while (``index --wait``); yields False when another one runs.
+
+    Where the lock cannot be made (a read-only git directory) no background
+    embedder can run either: this process is the only one, and embeds.
+    """
+    try:
+        held = _held(_home(root))
+        mine = held.__enter__()
+    except OSError:
+        yield True
+        return
+    try:
         yield mine
+    except BaseException as exc:
+        if not held.__exit__(type(exc), exc, exc.__traceback__):
+            raise
+    else:
+        held.__exit__(None, None, None)
+
+
+def cannot_start(root: Path) -> str | None:
+    """Why no background embedder can start for ``root`` (its git directory cannot be written), or None."""
+    try:
+        home = _home(root)
+    except Exception:  # noqa: BLE001 - no repository: nothing to say here
+        return None
+    where = home if home.exists() else home.parent
+    if os.access(where, os.W_OK):
+        return None
+    return (f"no background embedder can start: {where} cannot be written (read-only or not yours); "
+            "`hookgraph index --wait` embeds here")
+
+
+def stall_seconds() -> float:
+    """The stall bound: :data:`STALL_SECONDS`, or ``HOOKGRAPH_STALL_SECONDS`` when that is a positive number."""
+    raw = os.environ.get("HOOKGRAPH_STALL_SECONDS", "")
+    try:
+        value = float(raw)
+    except ValueError:
+        return STALL_SECONDS
+    return value if 0 < value < float("inf") else STALL_SECONDS
+
+
+_last_beat = 0.0
+
+
+def beat(home: Path, *, force: bool = False) -> None:
+    """Say "still embedding" (at most every :data:`BEAT_EVERY` seconds unless ``force``); never raises."""
+    global _last_beat
+    now = time.monotonic()
+    if not force and now - _last_beat < BEAT_EVERY:
+        return
+    _last_beat = now
+    path = home / HEARTBEAT_FILE
+    try:
+        try:
+            os.utime(path)
+        except FileNotFoundError:
+            path.touch()
+    except OSError:
+        pass
+
+
+def beat_for(root: Path) -> None:
+    """:func:`beat` for the repository of ``root`` (the foreground ``index --wait`` holding the lock)."""
+    try:
+        beat(_home(root))
+    except Exception:  # noqa: BLE001 - a heartbeat never fails the work it reports on
+        pass
+
+
+def holder_pid(root: Path) -> int | None:
+    """The pid written in the embedder lock by its holder (None: unreadable)."""
+    try:
+        text = (_home(root) / LOCK_FILE).read_text(encoding="ascii", errors="replace").strip()
+    except (OSError, Exception):  # noqa: BLE001 - no repository, no file: nobody to name
+        return None
+    return int(text) if text.isdigit() else None
+
+
+@dataclass
+class Stall:
+    """A held embedder lock with no heartbeat for longer than :func:`stall_seconds`."""
+
+    pid: int | None
+    #: Seconds since the last sign of life (the heartbeat, or the lock taken).
+    quiet_seconds: float
+
+    def describe(self) -> str:
+        who = f"pid {self.pid}" if self.pid else "its process"
+        kill = f"`kill {self.pid}`" if self.pid else "ending it"
+        return (f"the embedder ({who}) has made no progress for {_seconds(self.quiet_seconds)} (stopped or hung): "
+                f"{kill} lets the next hookgraph command start another")
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.0f} s" if value < 120 else f"{value / 60:.0f} min"
+
+
+def stall(root: Path) -> Stall | None:
+    """The stalled embedder of ``root``'s repository, or None (none runs, or it makes progress)."""
+    try:
+        home = _home(root)
+        if not running(root):
+            return None
+        times = []
+        for name in (HEARTBEAT_FILE, LOCK_FILE):  # the lock is written as it is taken: a sign of life too
+            try:
+                times.append((home / name).stat().st_mtime)
+            except OSError:
+                pass
+    except Exception:  # noqa: BLE001 - no repository: no embedder
+        return None
+    quiet = time.time() - max(times, default=0.0)
+    if quiet < stall_seconds():
+        return None
+    return Stall(holder_pid(root), quiet)
 
 
 def wake(root: Path) -> None:
@@ -259,7 +384,9 @@ def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
             if key not in embedders:
                 embedders[key] = embedder_for_repo(root)
             caches = [c for c in (repo_cache(root), user_cache(root)) if c is not None and c.max_bytes > 0]
-            report = drain(database, embedders[key], caches=caches, max_batches=1)
+            beat(home, force=True)  # loading a model, reading a cache: alive
+            report = drain(database, embedders[key], caches=caches, max_batches=1,
+                           progress=lambda _done, _total: beat(home))
             for cache in caches:
                 cache.close()
             if report.remaining == 0:

@@ -46,6 +46,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgraph import git
+from hookgraph.parse.filters import DEFAULT_MAX_BYTES
 from hookgraph.search.graph import resolve_call
 from hookgraph.search import Result
 from hookgraph.store import Store, UnitRow
@@ -173,7 +174,7 @@ class SourceReader:
             blob = self.blobs.get(path)
             data = self.reader.read(blob) if blob else None
             if data is None and blob:
-                on_disk = git.read_worktree_file(self.root, path)
+                on_disk = git.read_worktree_file(self.root, path, DEFAULT_MAX_BYTES)  # grown since: not read
                 data = on_disk if on_disk is not None and _is_blob(on_disk, blob) else None
             self.cache[path] = data.decode("utf-8", "replace").splitlines() if data is not None else None
         return self.cache[path]

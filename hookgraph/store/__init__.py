@@ -526,7 +526,22 @@ def check_no_links(path: Path) -> None:
                 f"{path.parent.name}/ (was it committed by someone?); remove it"
             )
     if path.parent.exists() and not path.parent.is_dir():
+        if _tracked(path.parent):  # someone's file, in git: never advise deleting it
+            raise StoreError(f"{path.parent} is a file git tracks, and hookgraph keeps its index in a folder of "
+                             f"that name: rename it in git (`git mv {path.parent.name} <new name>` and commit), "
+                             "or leave hookgraph out of this repository")
         raise StoreError(f"{path.parent} is not a directory: remove it, then run `hookgraph index`")
+
+
+def _tracked(path: Path) -> bool:
+    """Whether git tracks ``path`` in the repository around it (False when that cannot be told)."""
+    from hookgraph import git
+
+    try:
+        git.run(["ls-files", "--error-unmatch", "--", path.name], path.parent)
+    except Exception:  # noqa: BLE001 - not tracked, or no git here
+        return False
+    return True
 
 
 def quarantine(path: Path) -> Path:

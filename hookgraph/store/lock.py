@@ -42,14 +42,44 @@ def write_lock(directory: Path, timeout: float = 60.0) -> Iterator[None]:
                 break
             except BlockingIOError:
                 if time.monotonic() >= deadline:
+                    holder = _holder(fd)
+                    who = f"another hookgraph process (pid {holder})" if holder else "another hookgraph process"
                     raise LockTimeout(
-                        f"another hookgraph process is writing {directory} (waited {timeout:.0f}s): this update "
-                        "was skipped; run `hookgraph index` once it is done"
+                        f"{who} is writing {directory} (waited {timeout:.0f}s): this update was skipped; run "
+                        "`hookgraph index` once it is done"
+                        + (f" (`ps -p {holder}` shows it; a stopped one resumes with `kill -CONT {holder}`)"
+                           if holder else "")
                     ) from None
                 time.sleep(0.05)
+        try:  # the holder's pid, for the message of whoever waits on us
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n".encode(), 0)
+        except OSError:
+            pass
         try:
             yield
         finally:
+            try:  # a pid stays in the file only while its process holds the lock
+                os.ftruncate(fd, 0)
+            except OSError:
+                pass
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def _holder(fd: int) -> int | None:
+    """The pid the lock's holder wrote into the file, or None (an older hookgraph writes none)."""
+    try:
+        text = os.pread(fd, 32, 0).decode("ascii", "replace").strip()
+    except OSError:
+        return None
+    if not text.isdigit():
+        return None
+    try:
+        os.kill(int(text), 0)  # alive? (a holder that is not hookgraph writes nothing; an old pid means nothing)
+    except ProcessLookupError:
+        return None
+    except OSError:
+        pass
+    return int(text)

@@ -246,16 +246,36 @@ class VectorCache:
             return 0
 
 
-def _megabytes(env: str, setting: Any, default: int) -> int:
+#: The largest cache bound accepted (MB): a terabyte. Beyond it a value is a typo or ``inf``.
+MAX_MB = 1_000_000
+
+
+def _megabytes(env: str, setting: Any, default: int, key: str = "", root: Path | None = None) -> int:
+    """A cache bound in bytes: ``$env`` wins over ``[cache] key``; a bad value is one line naming it.
+
+    Untrusted input (a shared-mode config.toml is committed by anyone): ``inf``,
+    ``nan``, a negative number or text raise :class:`hookgraph.config.ConfigError`
+    with the key, where it was set and the remedy, never an OverflowError.
+    """
+    from hookgraph.config import ConfigError, config_path
+
     raw = os.environ.get(env, "").strip()
     if raw:
         try:
-            return max(0, int(float(raw) * 1024 * 1024))
+            value = float(raw)
         except ValueError:
-            pass
-    if isinstance(setting, (int, float)) and not isinstance(setting, bool) and setting >= 0:
-        return int(setting * 1024 * 1024)
-    return default * 1024 * 1024
+            value = float("nan")
+        if not 0 <= value <= MAX_MB:
+            raise ConfigError(f"{env}={raw} (environment) is not a cache size: use megabytes from 0 (off) to "
+                              f"{MAX_MB:,}, or unset it (default {default})")
+        return int(value * 1024 * 1024)
+    if setting is None:
+        return default * 1024 * 1024
+    if isinstance(setting, bool) or not isinstance(setting, (int, float)) or not 0 <= setting <= MAX_MB:
+        where = config_path(root) if root is not None else "config.toml"
+        raise ConfigError(f"{where}: [cache] {key} = {setting!r} is not a cache size: use megabytes from 0 (off) "
+                          f"to {MAX_MB:,}, or remove the line (default {default})")
+    return int(setting * 1024 * 1024)
 
 
 def _cache_settings(root: Path | None) -> dict[str, Any]:
@@ -272,7 +292,7 @@ def _cache_settings(root: Path | None) -> dict[str, Any]:
 def user_cache(root: Path | None = None) -> VectorCache:
     """The user-level cache (``$XDG_CACHE_HOME/hookgraph/vectors.db``)."""
     base = os.environ.get("XDG_CACHE_HOME") or os.path.join(os.path.expanduser("~"), ".cache")
-    bound = _megabytes("HOOKGRAPH_CACHE_MB", _cache_settings(root).get("user_mb"), DEFAULT_USER_MB)
+    bound = _megabytes("HOOKGRAPH_CACHE_MB", _cache_settings(root).get("user_mb"), DEFAULT_USER_MB, "user_mb", root)
     return VectorCache(Path(base) / "hookgraph" / CACHE_FILENAME, bound)
 
 
@@ -284,5 +304,6 @@ def repo_cache(root: Path) -> VectorCache | None:
         directory = common_dir(root)
     except Exception:  # noqa: BLE001 - not a repository any more: no cache, nothing lost
         return None
-    bound = _megabytes("HOOKGRAPH_REPO_CACHE_MB", _cache_settings(root).get("repo_mb"), DEFAULT_REPO_MB)
+    bound = _megabytes("HOOKGRAPH_REPO_CACHE_MB", _cache_settings(root).get("repo_mb"), DEFAULT_REPO_MB, "repo_mb",
+                       root)
     return VectorCache(directory / "hookgraph" / CACHE_FILENAME, bound)

@@ -69,6 +69,8 @@ TARGETS = {
     "post-commit": "head",
     "post-merge": "head",
     "post-rewrite": "head",
+    # `git am` commits each patch without post-commit; it runs post-applypatch after each one (issue 33).
+    "post-applypatch": "head",
 }
 HOOK_NAMES = tuple(TARGETS)
 

@@ -106,6 +106,27 @@ def hooks_dir(root: Path) -> Path:
     return path if path.is_absolute() else root / path
 
 
+def hooks_dir_shared_by_others(root: Path) -> str | None:
+    """Where ``core.hooksPath`` comes from when it points outside this repository (one line), else None.
+
+    A ``core.hooksPath`` set globally (``~/.gitconfig``) or system-wide is one
+    directory for every repository on the machine: hooks installed there run
+    in all of them, and removing them removes them for all (issue 33).
+    """
+    out = git.run(["config", "--show-origin", "--get", "core.hooksPath"], root, check=False)
+    if not out.strip():
+        return None
+    directory = hooks_dir(root).resolve()
+    for inside in (git.common_dir(root), root.resolve()):
+        try:
+            directory.relative_to(inside)
+            return None  # the repository's own (.git/hooks, or a folder of the work tree like .githooks)
+        except ValueError:
+            continue
+    origin = out.decode("utf-8", "replace").split("\t", 1)[0].removeprefix("file:")
+    return f"{directory} is core.hooksPath (set in {origin})"
+
+
 def script(name: str, python: str | None = None) -> str:
     """The shell script installed as hook ``name``."""
     package = Path(__file__).resolve().parent.parent  # the hookgraph package folder
@@ -217,16 +238,55 @@ def disable_shared(root: Path) -> list[str]:
     snap = snapshot.snapshot_path(root)
     if snap.exists():
         snap.unlink()
+    exclude_locally(root)
     return ["shared mode off: commit the removal of .hookgraph/ files from git"]
 
 
-def install(root: Path, *, shared_mode: bool = False, hooks: bool = True, python: str | None = None) -> list[str]:
+#: The line ``.git/info/exclude`` gets: the local index stays ignored whatever the tree holds.
+EXCLUDE_LINE = "/.hookgraph/"
+
+
+def exclude_locally(root: Path) -> None:
+    """Ignore ``.hookgraph/`` in this clone's ``info/exclude``, which no checkout touches.
+
+    ``.hookgraph/.gitignore`` alone is not enough once shared mode is turned
+    off: that file was tracked, so checking out any commit of the shared era
+    and back (or a teammate pulling the removal) deletes it, and ``git add -A``
+    would then add the local index (issue 33). Never raises: ignoring is a
+    convenience, and the tree's own ``.gitignore`` still applies.
+    """
+    try:
+        exclude = git.common_dir(root) / "info" / "exclude"
+        text = exclude.read_text(encoding="utf-8", errors="replace") if exclude.exists() else ""
+        if EXCLUDE_LINE in text.splitlines():
+            return
+        exclude.parent.mkdir(parents=True, exist_ok=True)
+        with open(exclude, "a", encoding="utf-8") as f:
+            f.write(("" if not text or text.endswith("\n") else "\n")
+                    + f"# hookgraph's local index (hookgraph install)\n{EXCLUDE_LINE}\n")
+    except (OSError, git.GitError):
+        pass
+
+
+def _check_hooks_dir(root: Path, all_repositories: bool, doing: str, command: str) -> None:
+    """Refuse to change a hooks directory other repositories use, unless that was chosen explicitly."""
+    shared_dir = None if all_repositories else hooks_dir_shared_by_others(root)
+    if shared_dir:
+        raise git.GitError(
+            f"{shared_dir}, the hooks of every repository that uses that setting: {doing} there would do it for "
+            f"all of them. Choose: `{command} --all-repositories` for all of them, or this repository alone: "
+            f"`git config core.hooksPath .git/hooks` (it then skips the shared hooks) and `{command}`")
+
+
+def install(root: Path, *, shared_mode: bool = False, hooks: bool = True, python: str | None = None,
+            all_repositories: bool = False) -> list[str]:
     """``hookgraph install``: the lines to print."""
     from hookgraph.sync import shared
     from hookgraph.store import snapshot
 
     lines: list[str] = []
     if hooks:
+        _check_hooks_dir(root, all_repositories, "turning hookgraph on", "hookgraph install")
         report = install_hooks(root, python=python)
         where = report.hooks_dir
         try:
@@ -247,11 +307,14 @@ def install(root: Path, *, shared_mode: bool = False, hooks: bool = True, python
         shared.configure_merge_driver(root)
         snapshot.seed_from_snapshot(root)
         lines.append("this repository commits its index (shared mode): merge driver configured")
+    else:
+        exclude_locally(root)
     return lines
 
 
-def uninstall(root: Path, *, shared_mode: bool = False) -> list[str]:
+def uninstall(root: Path, *, shared_mode: bool = False, all_repositories: bool = False) -> list[str]:
     """``hookgraph install --uninstall``: the lines to print."""
+    _check_hooks_dir(root, all_repositories, "removing hookgraph's hooks", "hookgraph install --uninstall")
     report = uninstall_hooks(root)
     lines: list[str] = []
     if report.removed or report.restored:

@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from hookgraph import git
+from hookgraph.parse.filters import DEFAULT_MAX_BYTES
 from hookgraph.plural import count, verb
 
 TARGETS = ("head", "index", "worktree")
@@ -68,12 +69,14 @@ def read_target(root: Path, kind: str) -> Target:
         path = git.path_key(raw)
         if path in entries and not entries[path].regular:
             continue  # a submodule that moved, a symlink: listed as the index has them, never read
-        data = git.read_worktree_file(root, raw)
-        if data is None:
+        found = git.worktree_blob(root, raw, DEFAULT_MAX_BYTES)  # a file too large to index is never held whole
+        if found is None:
             entries.pop(path, None)
             continue
-        entries[path] = git.Entry(git.blob_sha(data), len(data))
-        overrides[path] = data
+        sha, size, data = found
+        entries[path] = git.Entry(sha, size)
+        if data is not None:
+            overrides[path] = data
     target = Target(kind, entries, overrides, commit=git.head_commit(root))
     _add_untracked(root, target)
     return target
@@ -102,7 +105,7 @@ def _add_untracked(root: Path, target: Target) -> None:
             continue
         if path_skip_reason(path, size) is not None:  # too large
             continue
-        data = git.read_worktree_file(root, raw)
+        data = git.read_worktree_file(root, raw, DEFAULT_MAX_BYTES)
         if data is not None:
             target.entries[path] = git.Entry(git.blob_sha(data), len(data))
             target.overrides[path] = data
