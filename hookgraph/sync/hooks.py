@@ -285,11 +285,9 @@ def run_hook(
     outcome.shared = snapshot.is_shared(root)
     if outcome.shared:
         shared.configure_merge_driver(root)
-        outcome.imported = shared.top_up_vectors(
-            root, target.entries, [snapshot.snapshot_path(root)], _vector_sources(root, gitdir, hook), lock_timeout,
-            outcome.warnings,
-        )
-    report = sync(root, target, embedder=embedder, lock_timeout=lock_timeout, background=False)
+    with shared.snapshot_sources(root, _vector_sources(root, gitdir, hook) if outcome.shared else []) as sources:
+        report = sync(root, target, embedder=embedder, lock_timeout=lock_timeout, background=False, snapshots=sources)
+    outcome.imported = report.from_cache
     record_report(outcome, report)
     if outcome.shared and hook == "pre-commit":
         if report.pending:

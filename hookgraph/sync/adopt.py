@@ -1,0 +1,143 @@
+"""Vectors offered by others (committed snapshots, the vector caches): collected, checked, then adopted.
+
+A sync composes every text itself, from the blobs, and asks the sources
+only for vectors under those texts' keys. What a source offers is not used
+at once: its units wait in the queue like any new text, and after the sync's
+transaction (text, graph and freshness are then complete and visible) a
+random sample of each source's offer is embedded with the local model
+(:mod:`hookgraph.embed.check`). A source that passes has its vectors
+published; one that fails gives nothing (its texts stay queued for the local
+embedder) and is named in one line, and in ``status`` until a later check of
+it passes.
+
+The verdicts live in the index's meta (:data:`REJECTED_META`, volatile: never
+part of a snapshot's identity) as ``{label: line}``.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from hookgraph.embed import Embedder
+    from hookgraph.store import Store
+    from hookgraph.store.vector_cache import CachedVector
+
+__all__ = ["REJECTED_META", "Offers", "VectorSource", "cache_source", "rejected_sources"]
+
+#: Meta key: the sources whose vectors were last refused, ``{label: one line}`` as JSON.
+REJECTED_META = "vector_sources_rejected"
+
+
+class _Provider(Protocol):
+    problem: str | None
+
+    def get_many(self, keys: list[bytes], dims: int) -> dict[bytes, CachedVector]: ...
+
+
+@dataclass
+class VectorSource:
+    """A provider of vectors by key, with how messages name it and the remedy they give."""
+
+    provider: _Provider
+    label: str
+    #: What the user can do when it is refused (a clause).
+    remedy: str
+
+
+def cache_source(cache: _Provider, path: Path) -> VectorSource:
+    return VectorSource(cache, f"the vector cache {path}",
+                        f"delete it (`rm {path}`); hookgraph makes a fresh one")
+
+
+@dataclass
+class Offers:
+    """What each source offered this sync: ``{key: (composed text, language, vector)}`` per source."""
+
+    sources: list[VectorSource]
+    offered: list[dict[bytes, tuple[str, str, CachedVector]]] = field(default_factory=list)
+    _taken: set[bytes] = field(default_factory=set)
+    _problems_said: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.offered = [{} for _ in self.sources]
+
+    def collect(self, missing: dict[bytes, int], texts: list[str], languages: list[str], dims: int) -> None:
+        """Ask each source, in order, for the keys no earlier source offered."""
+        for n, source in enumerate(self.sources):
+            wanted = [k for k in missing if k not in self._taken]
+            if not wanted:
+                return
+            for key, vector in source.provider.get_many(wanted, dims).items():
+                i = missing[key]
+                self.offered[n][key] = (texts[i], languages[i], vector)
+                self._taken.add(key)
+
+    def adopt(self, store: Store, embedder: Embedder, warnings: list[str]) -> int:
+        """Check each source's offer and publish the vectors of those that pass; returns texts adopted.
+
+        Run with the write lock held, outside any transaction; the model runs
+        on the sample between two short transactions.
+        """
+        from hookgraph.embed.check import check_sample
+
+        adopted = 0
+        verdicts: dict[str, str | None] = {}
+        for source, offer in zip(self.sources, self.offered):
+            if source.provider.problem is not None:
+                line = f"ignored {source.label}: {_detail(source.provider.problem)}; {source.remedy}"
+                verdicts[source.label] = line
+                warnings.append(line)
+                continue
+            if not offer:
+                continue
+            verdict = check_sample(embedder, {k: (t, v) for k, (t, _lang, v) in offer.items()})
+            if not verdict.ok:
+                line = (f"rejected the vectors of {source.label}: {verdict.reason()}; "
+                        f"its {len(offer)} texts are embedded locally instead ({source.remedy})")
+                verdicts[source.label] = line
+                warnings.append(line)
+                continue
+            verdicts[source.label] = None
+            with store.transaction():
+                store.ensure_vector_table(embedder.dims)
+                for key, (_text, language, vector) in offer.items():
+                    if store.publish_vector(key, vector.arrays(), language, vector.truncated):
+                        adopted += 1
+        if verdicts:
+            _record(store, verdicts)
+        return adopted
+
+
+def _detail(problem: str) -> str:
+    return " ".join(problem.split())
+
+
+def _record(store: Store, verdicts: dict[str, str | None]) -> None:
+    """Remember refused sources for ``status``; forget those that passed a check since."""
+    known = rejected_sources(store)
+    for label, line in verdicts.items():
+        if line is None:
+            known.pop(label, None)
+        else:
+            known[label] = line
+    with store.transaction():
+        if known:
+            store.set_meta(REJECTED_META, json.dumps(known, sort_keys=True))
+        else:
+            store.db.execute("DELETE FROM meta WHERE key = ?", (REJECTED_META,))
+
+
+def rejected_sources(store: Store) -> dict[str, str]:
+    """``{label: line}`` of the sources whose vectors the last checks refused (for ``status``)."""
+    raw = store.get_meta(REJECTED_META)
+    try:
+        value = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): str(v) for k, v in value.items() if isinstance(v, str)}
