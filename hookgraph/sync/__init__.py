@@ -289,6 +289,8 @@ def _sync(
             or any(s.provider.problem for s in sources) else 0
         _close(sources)
         report.queued, report.from_cache = max(0, embed.queued - adopted), embed.from_cache + adopted
+        report.split += embed.offers.split
+        report.truncated += embed.offers.truncated
         report.pending = store.pending_count()
         if caches and not full and store.get_meta(_SEEDED) != embed.recipe_or_none():
             _save_vectors(store, caches[0])  # once per index: vectors from before the caches existed

@@ -59,6 +59,9 @@ class Offers:
 
     sources: list[VectorSource]
     offered: list[dict[bytes, tuple[str, str, CachedVector]]] = field(default_factory=list)
+    #: Of the adopted texts: how many have several windows, and how many were cut after their last.
+    split: int = 0
+    truncated: int = 0
     _taken: set[bytes] = field(default_factory=set)
     _problems_said: set[str] = field(default_factory=set)
 
@@ -107,13 +110,17 @@ class Offers:
                 for key, (_text, language, vector) in offer.items():
                     if store.publish_vector(key, vector.arrays(), language, vector.truncated):
                         adopted += 1
+                        self.split += int(vector.windows > 1)
+                        self.truncated += int(vector.truncated)
         if verdicts:
             _record(store, verdicts)
         return adopted
 
 
 def _detail(problem: str) -> str:
-    return " ".join(problem.split())
+    """A source's problem as a clause after its name ("is not a hookgraph database" reads "it is not ...")."""
+    text = " ".join(problem.split())
+    return f"it {text}" if text.startswith(("is ", "was ")) else text
 
 
 def _record(store: Store, verdicts: dict[str, str | None]) -> None:
