@@ -256,8 +256,10 @@ class SnapshotVectors:
     unreadable or untrusted file offers nothing, and ``problem`` says why.
     """
 
-    def __init__(self, path: Path, label: str) -> None:
+    def __init__(self, path: Path, label: str, root: Path | None = None) -> None:
         self.path = path
+        #: The work tree, to refuse a snapshot naming paths through its symlinks (see Store.check_contents).
+        self.root = root
         #: How messages name it: the path and the commit that brought it.
         self.label = label
         self.problem: str | None = None
@@ -271,6 +273,7 @@ class SnapshotVectors:
         try:
             readable = stack.enter_context(current_schema(self.path))
             store = stack.enter_context(Store(readable, readonly=True))
+            store.check_contents(self.root)  # planted paths are never read, but they tell of a forgery
         except StoreError as exc:
             stack.close()
             self.problem = exc.problem.replace(str(self.path), "").strip(" :") or exc.cause

@@ -17,6 +17,7 @@ part of a snapshot's identity) as ``{label: line}``.
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -26,7 +27,8 @@ if TYPE_CHECKING:
     from hookgraph.store import Store
     from hookgraph.store.vector_cache import CachedVector
 
-__all__ = ["REJECTED_META", "Offers", "VectorSource", "cache_source", "rejected_sources"]
+__all__ = ["REJECTED_META", "Offers", "VectorSource", "cache_source", "problem_line", "rejected_sources",
+           "unusable_caches"]
 
 #: Meta key: the sources whose vectors were last refused, ``{label: one line}`` as JSON.
 REJECTED_META = "vector_sources_rejected"
@@ -91,7 +93,7 @@ class Offers:
         verdicts: dict[str, str | None] = {}
         for source, offer in zip(self.sources, self.offered):
             if source.provider.problem is not None:
-                line = f"ignored {source.label}: {_detail(source.provider.problem)}; {source.remedy}"
+                line = problem_line(source)
                 verdicts[source.label] = line
                 warnings.append(line)
                 continue
@@ -117,10 +119,30 @@ class Offers:
         return adopted
 
 
-def _detail(problem: str) -> str:
-    """A source's problem as a clause after its name ("is not a hookgraph database" reads "it is not ...")."""
-    text = " ".join(problem.split())
-    return f"it {text}" if text.startswith(("is ", "was ")) else text
+def problem_line(source: VectorSource) -> str:
+    """One line: the source could not be read at all, and what to do."""
+    text = " ".join((source.provider.problem or "").split())
+    path = str(getattr(source.provider, "path", ""))
+    if path and text.startswith(path + ": "):  # a cache says its own path first
+        text = text[len(path) + 2:]
+    if text.startswith(("is ", "was ")):  # "is not a hookgraph database" reads "it is not ..."
+        text = "it " + text
+    return f"ignored {source.label}: {text}; {source.remedy}"
+
+
+def unusable_caches(caches: Sequence[_Provider]) -> list[str]:
+    """Lines for the caches here that exist but cannot be used (garbage, a symlink, not ours), for ``status``."""
+    lines = []
+    for cache in caches:
+        path = getattr(cache, "path", None)
+        if path is None or not (path.exists() or path.is_symlink()):
+            continue
+        count = getattr(cache, "count", None)
+        if count is not None:
+            count()  # opens it: a problem shows
+        if cache.problem is not None:
+            lines.append(problem_line(cache_source(cache, path)))
+    return lines
 
 
 def _record(store: Store, verdicts: dict[str, str | None]) -> None:

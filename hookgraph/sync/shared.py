@@ -154,7 +154,7 @@ def run_merge_driver(ours: Path, theirs: Path, cwd: Path, lock_timeout: float = 
     tree = lines[0].strip()
     target = Target("merge", git.tree_map(root, tree))
     label = snapshot_label(root, heads[0])
-    theirs_source = SnapshotVectors(theirs, label)
+    theirs_source = SnapshotVectors(theirs, label, root)
     try:
         report = sync(root, target, lock_timeout=lock_timeout,
                       snapshots=[VectorSource(theirs_source, label, "it is not used")])
@@ -183,7 +183,7 @@ def snapshot_sources(root: Path, revs: list[str]) -> Iterator[list[VectorSource]
             path = stack.enter_context(snapshot_at(root, rev))
             if path is not None:
                 label = snapshot_label(root, rev)
-                provider = SnapshotVectors(path, label)
+                provider = SnapshotVectors(path, label, root)
                 stack.callback(provider.close)
                 sources.append(VectorSource(provider, label, "it is not used"))
         yield sources
