@@ -83,9 +83,11 @@ def _honest(repo: Repo, tmp_path: Path, name: str = "honest") -> dict[str, objec
     """A clone of the same commit, indexed from scratch with no snapshot and no cache to read."""
     clone = tmp_path / name
     repo.git("clone", "-q", str(repo.path), str(clone), cwd=tmp_path)
-    (clone / ".hookgraph" / "shared.db").unlink()  # the commit's files are the same; nothing to take vectors from
-    proc = repo.hookgraph("index", "--full", "--wait", cwd=clone, HOOKGRAPH_CACHE_MB="0", HOOKGRAPH_REPO_CACHE_MB="0")
-    assert proc.returncode == 0, proc.stderr
+    (clone / ".hookgraph" / "shared.db").unlink(missing_ok=True)  # the commit's files are the same; nothing to take vectors from
+    env = dict(repo.env(), HOOKGRAPH_CACHE_MB="0", HOOKGRAPH_REPO_CACHE_MB="0")
+    proc = subprocess.run([PYTHON, "-m", "hookgraph.cli", "index", "--full", "--wait"], cwd=clone, env=env,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0 and "from cache" not in proc.stderr, proc.stderr
     return _answers(repo, clone)
 
 
@@ -186,3 +188,100 @@ def test_a_pull_of_a_forged_snapshot_takes_no_vector_from_it(author: Repo, tmp_p
     assert any(f"of commit {forged_commit}" in w and "rejected" in w for w in warnings), warnings
     assert repo.hookgraph("index", "--wait", cwd=mate).returncode == 0
     assert _answers(repo, mate) == _honest(repo, tmp_path)
+
+
+# -- the vector caches (issue 31, item 2) ----------------------------------------------------------
+
+
+def _poison(cache: Path) -> int:
+    """Every vector of a cache file replaced by its opposite (cosine -1): what a poisoner writes."""
+    import apsw
+
+    db = apsw.Connection(str(cache))
+    rows = db.execute("SELECT key, embedding FROM vectors").fetchall()
+    with db:
+        for key, embedding in rows:
+            db.execute("UPDATE vectors SET embedding = ? WHERE key = ?",
+                       (bytes((-b) & 0xFF for b in embedding), key))  # int8 -x, as bytes
+    db.close()
+    return len(rows)
+
+
+@pytest.fixture
+def cached(tmp_path: Path) -> Repo:
+    """A default-mode repository indexed once with both caches on (they now hold every vector)."""
+    repo = new_repo(tmp_path, files={"http/session.py": SESSION, "http/parse.py": PARSE}, framework=False)
+    repo.extra_env.update(HOME=str(tmp_path / "home"), XDG_CACHE_HOME=str(tmp_path / "xdg"),
+                          HOOKGRAPH_CACHE_MB="64")
+    repo.embed_after = False  # `index --wait` embeds, through the caches, as a user's embedder would
+    repo.commit("initial")
+    proc = repo.hookgraph("index", "--wait")
+    assert proc.returncode == 0, proc.stderr
+    return repo
+
+
+def _user_cache(tmp_path: Path) -> Path:
+    return tmp_path / "xdg" / "hookgraph" / "vectors.db"
+
+
+def _repo_cache(root: Path) -> Path:
+    return root / ".git" / "hookgraph" / "vectors.db"
+
+
+def _refused(repo: Repo, root: Path) -> tuple[str, list[str]]:
+    text = repo.hookgraph("status", cwd=root)
+    data = repo.hookgraph("status", "--json", cwd=root)
+    assert text.returncode == 0 and data.returncode == 0, text.stderr + data.stderr
+    return text.stdout, json.loads(data.stdout)["vector_sources_refused"]
+
+
+def test_a_poisoned_user_cache_is_refused_named_and_answers_stay_honest(cached: Repo, tmp_path: Path) -> None:
+    repo = cached
+    cache = _user_cache(tmp_path)
+    assert _poison(cache) >= 8
+    other = tmp_path / "other"  # a second clone: its repository cache is empty, the user cache is all it has
+    repo.git("clone", "-q", str(repo.path), str(other), cwd=tmp_path)
+    proc = repo.hookgraph("index", "--wait", cwd=other)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if str(cache) in line]
+    assert len(lines) == 1 and "rejected the vectors of the vector cache" in lines[0], proc.stderr
+    assert "from cache" not in proc.stderr
+    text, refused = _refused(repo, other)
+    assert any(str(cache) in line for line in refused) and f"refused:   rejected the vectors of the vector cache {cache}" in text
+    assert _answers(repo, other) == _honest(repo, tmp_path)
+
+
+def test_a_poisoned_repository_cache_is_refused_by_a_rebuild_and_never_read_by_reembed(cached: Repo,
+                                                                                       tmp_path: Path) -> None:
+    repo = cached
+    cache = _repo_cache(repo.path)
+    assert _poison(cache) >= 8
+    _poison(_user_cache(tmp_path))  # both: nothing honest to fall back on
+    honest = _honest(repo, tmp_path)
+    reembed = repo.hookgraph("index", "--reembed", "--wait")
+    assert reembed.returncode == 0, reembed.stderr
+    assert "from cache" not in reembed.stderr and "rejected" not in reembed.stderr  # not even read
+    assert _answers(repo, repo.path) == honest
+    full = repo.hookgraph("index", "--full", "--wait")
+    assert full.returncode == 0, full.stderr
+    assert any(str(cache) in line and "rejected" in line for line in full.stderr.splitlines()), full.stderr
+    text, refused = _refused(repo, repo.path)
+    assert any(str(cache) in line for line in refused), refused
+    assert _answers(repo, repo.path) == honest
+
+
+def test_a_garbage_cache_is_named_in_status_and_answers_stay_honest(cached: Repo, tmp_path: Path) -> None:
+    repo = cached
+    cache = _user_cache(tmp_path)
+    for suffix in ("-wal", "-shm"):
+        Path(f"{cache}{suffix}").unlink(missing_ok=True)
+    cache.write_bytes(b"\x89garbage, not a database" * 400)
+    other = tmp_path / "other"
+    repo.git("clone", "-q", str(repo.path), str(other), cwd=tmp_path)
+    proc = repo.hookgraph("index", "--wait", cwd=other)
+    assert proc.returncode == 0, proc.stderr
+    lines = [line for line in proc.stderr.splitlines() if str(cache) in line]
+    assert len(lines) == 1 and lines[0].startswith(f"hookgraph: warning: ignored the vector cache {cache}: "), proc.stderr
+    text, refused = _refused(repo, other)
+    assert any(str(cache) in line for line in refused) and "refused:   ignored the vector cache" in text
+    assert _answers(repo, other) == _honest(repo, tmp_path)
