@@ -311,8 +311,9 @@ def _sources(root: Path, caches: list[VectorCache], snapshots: list[VectorSource
     found = [cache_source(c, c.path) for c in caches]
     path = snapshot.snapshot_path(root)
     if database is None and snapshot.is_shared(root) and (path.is_file() or path.is_symlink()):
-        found.append(VectorSource(snapshot.SnapshotVectors(path, snapshot.snapshot_label(root), root),
-                                  snapshot.snapshot_label(root), "your next commit replaces it"))
+        label = lambda: snapshot.snapshot_label(root)  # noqa: E731 - git log only when a message needs it
+        found.append(VectorSource(snapshot.SnapshotVectors(path, "the committed snapshot", root), label,
+                                  "your next commit replaces it"))
     return found + list(snapshots)
 
 

@@ -17,7 +17,7 @@ part of a snapshot's identity) as ``{label: line}``.
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
@@ -42,12 +42,22 @@ class _Provider(Protocol):
 
 @dataclass
 class VectorSource:
-    """A provider of vectors by key, with how messages name it and the remedy they give."""
+    """A provider of vectors by key, with how messages name it and the remedy they give.
+
+    ``name`` is the label, or a function that makes it: naming a snapshot's
+    commit runs ``git log``, which only a message (or a verdict) needs.
+    """
 
     provider: _Provider
-    label: str
+    name: str | Callable[[], str]
     #: What the user can do when it is refused (a clause).
     remedy: str
+
+    @property
+    def label(self) -> str:
+        if callable(self.name):
+            self.name = self.name()
+        return self.name
 
 
 def cache_source(cache: _Provider, path: Path) -> VectorSource:

@@ -172,7 +172,7 @@ def snapshot_sources(root: Path, revs: list[str]) -> Iterator[list[VectorSource]
     the commit that brought it. The checked-out snapshot is asked by every
     shared-mode sync already; a rev whose snapshot is the same blob is skipped.
     """
-    seen = {_snapshot_blob(root, "HEAD")}
+    seen = {_snapshot_blob(root, "HEAD")} if revs else set()
     with ExitStack() as stack:
         sources: list[VectorSource] = []
         for rev in revs:
