@@ -72,7 +72,7 @@ def _setup(source: Path, repo: Path, env: dict[str, str], shared: bool) -> int:
     _hookgraph(repo, env, "install", *(["--shared"] if shared else []))
     _hookgraph(repo, env, "index", "--wait", "--quiet")
     _run(["git", "add", "-A"], repo, env)
-    _run(["git", "commit", "-q", "-m", "hookgraph"], repo, env)
+    _run(["git", "commit", "-q", "--allow-empty", "-m", "hookgraph"], repo, env)  # default mode: nothing to add
     status = json.loads(_hookgraph(repo, env, "status", "--json").stdout)
     return sum(status["units"].values())
 
