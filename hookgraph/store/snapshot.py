@@ -1,10 +1,10 @@
-"""The ``.hookgraph/`` directory and the committed snapshot as files: layout, seed, import, export.
+"""The ``.hookgraph/`` directory and the committed snapshot as files: layout, vectors offered, export.
 
 Shared mode (see :mod:`hookgraph.sync.shared` for the hooks and merge driver
 that use these) commits ``.hookgraph/shared.db``, a compacted copy of the
 working index ``.hookgraph/index.db``, with the code it describes. This module
-knows only files and stores: where they live, how a working index starts as a
-copy of the snapshot, how a snapshot's vectors are taken into an index, and
+knows only files and stores: where they live, how a snapshot offers its
+vectors by text key (:class:`SnapshotVectors`; its facts are never read), and
 how a snapshot is written. It never syncs (that would import the sync, which
 imports this): the one-way flow is sync -> store.
 """

@@ -380,9 +380,9 @@ def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
     """Create ``.hookgraph/`` laid out for the repository's mode.
 
     Default mode: a ``.gitignore`` keeps it all out of git. Shared mode (see
-    :mod:`hookgraph.sync.shared`): its ``.gitignore``/``.gitattributes``, and a
-    missing index starts as a copy of the committed snapshot, unless that
-    snapshot is not trustworthy (then ``warnings`` says so).
+    :mod:`hookgraph.sync.shared`): its ``.gitignore``/``.gitattributes``. A
+    missing index is built from the blobs; the committed snapshot only offers
+    vectors (:mod:`hookgraph.sync.adopt`).
     """
     from hookgraph.store.snapshot import prepare_directory
 

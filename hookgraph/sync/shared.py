@@ -19,10 +19,12 @@ still refuses to overwrite the modified file). With the snapshot written only
 when it is staged at once, the tracked file is never dirty, and the working
 index still follows every git operation.
 
-A clone starts its working index as a copy of the snapshot (no embedding at
-all); later syncs first take the vectors of changed files from the snapshots
-at hand (the checked-out one, ``MERGE_HEAD``'s, a merge's other parents)
-instead of embedding them again. ``.hookgraph/.gitattributes`` marks the
+A snapshot is a source of vectors, never of facts: a clone's first command
+builds its working index from the blobs (:func:`build_first_index`) and every
+sync takes vectors, under the keys of the texts it composed, from the
+snapshots at hand (the checked-out one, ``MERGE_HEAD``'s, a merge's other
+parents) instead of embedding them again, once a random sample of them agreed
+with the local model (:mod:`hookgraph.sync.adopt`). ``.hookgraph/.gitattributes`` marks the
 snapshot binary with a merge driver, so merges never stop on it: the driver
 keeps our side, except in a plain two-head merge, where it writes the snapshot
 of the merge result itself (see :func:`run_merge_driver`); either way the
