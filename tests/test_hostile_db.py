@@ -151,6 +151,8 @@ ATTACKS: dict[str, Attack] = {
 
 #: Attacks on files beside a sound snapshot (settings, lock): queries need neither, hooks refuse them.
 ASK_MAY_ANSWER = {"config.toml is a symlink outside", "the lock file is a symlink outside"}
+#: Attacks on the working index's own place: every command refuses before anything is built.
+ASK_REFUSES = {"index.db-wal is a symlink outside", ".hookgraph/ is a symlink outside"}
 
 
 def _teammate_repo(tmp_path: Path, outside: Path, snapshot: bytes, attack: Attack) -> Path:
@@ -186,22 +188,27 @@ def test_a_hostile_committed_database_is_refused(name: str, tmp_path: Path, outs
     said = [line for line in hook.stderr.splitlines() if "configured git's merge driver" not in line]
     assert hook.returncode == 0 and len(said) <= 2, hook.stderr
     told = ("not trustworthy", "symlink")
-    if name in ASK_MAY_ANSWER:  # the snapshot itself is sound: ask may answer from it
-        assert ask.returncode in (0, 1), ask.stderr
-    else:
+    if name in ASK_MAY_ANSWER:  # the snapshot itself is sound: ask answers, or refuses in one line (no index yet)
+        assert ask.returncode in (0, 1) or (ask.returncode == 2 and len(ask.stderr.splitlines()) == 1), ask.stderr
+        assert any(t in hook.stderr for t in told), hook.stderr  # the hook says it
+    elif name in ASK_REFUSES:  # the working index itself would be written through a link: nothing runs
         assert ask.returncode == 2 and len(ask.stderr.splitlines()) == 1, ask.stderr
         assert any(t in ask.stderr for t in told), ask.stderr
-    assert any(t in hook.stderr for t in told), hook.stderr  # the hook says it too, not only `ask`
+    else:  # a snapshot gives vectors only: the index is built from the source, the snapshot named in one line
+        assert ask.returncode in (0, 1) and "login" in ask.stdout, ask.stderr
+        warning = [line for line in ask.stderr.splitlines() if "snapshot" in line]
+        assert len(warning) == 1 and any(t in warning[0] for t in told), ask.stderr
     # the planted database never became the working index
     live = db_path(victim)
     if live.exists() and not live.parent.is_symlink() and not Path(f"{live}-wal").is_symlink():
         with Store(live, readonly=True) as store:
             assert store.get_meta("pwned") is None
             store.check_contents()
-        assert store_state(victim) == tree(victim)
+        # a symlinked config.toml stops every sync (the hook says so): nothing of the snapshot was taken either
+        assert store_state(victim) == ({} if name == "config.toml is a symlink outside" else tree(victim))
     record(f"hostile committed database: {name}", 1,
-           "refused with a one-line 'not trustworthy'/'symlink' message; nothing outside opened or written; "
-           "no planted SQL ran")
+           "the snapshot's vectors refused with a one-line 'not trustworthy'/'symlink' message and the index "
+           "built from the source; nothing outside opened or written; no planted SQL ran")
 
 
 def test_a_planted_working_index_is_refused_and_rebuilt(tmp_path: Path, outside: Path,

@@ -334,17 +334,17 @@ def test_code_model_presets(name: str, family: str, query: str, document: str, p
 
 def test_a_snapshot_import_brings_every_window(tmp_path: Path, embedder: Embedder) -> None:
     """Shared mode takes a teammate's vectors from their snapshot: a long unit's windows come along."""
-    from hookgraph.store.snapshot import import_vectors
+    from hookgraph.store.snapshot import SnapshotVectors
+    from hookgraph.sync.adopt import VectorSource
 
     files = {"billing/ledger.py": LONG_FN}
     theirs = _repo(tmp_path, "theirs", extra=files)
     index_now(theirs, embedder)
     ours = _repo(tmp_path, "ours", extra=files)
-    with Store(db_path(ours), create=True) as store, store.transaction():
-        assert import_vectors(store, db_path(theirs), ["billing/ledger.py"]) >= 3  # the first window and more
-    before = embedder.texts_embedded
-    report = index_now(ours, embedder)
-    assert report.split == 1 and embedder.texts_embedded - before == report.texts_embedded
+    source = SnapshotVectors(db_path(theirs), "their snapshot")
+    report = index_now(ours, embedder, snapshots=[VectorSource(source, "their snapshot", "")])
+    source.close()
+    assert report.from_cache >= 1 and report.texts_embedded == 0 and report.split == 1  # checked, then adopted
     with Store(db_path(ours)) as a, Store(db_path(theirs)) as b:
         (wa,) = a.db.execute("SELECT v.windows FROM units u JOIN vectors v ON v.id = u.vector_id "
                              "WHERE u.qualname = 'reconcile_ledger'").fetchall()

@@ -288,9 +288,9 @@ def test_an_older_snapshot_is_read_through_a_migrated_copy(tmp_path: Path) -> No
     """A snapshot committed before an upgrade still gives its vectors; the committed file is not written."""
     import numpy as np
 
-    from hookgraph.store.snapshot import current_schema, import_vectors
+    from hookgraph.store.snapshot import SnapshotVectors, current_schema
     from hookgraph.store import MIGRATIONS, SchemaUpgradeNeeded
-    from tests.test_store import _schema_3_store, _unit
+    from tests.test_store import _hex_key, _schema_3_store, _unit
 
     rng = np.random.default_rng(7)
     snapshot = tmp_path / "shared.db"
@@ -303,20 +303,25 @@ def test_an_older_snapshot_is_read_through_a_migrated_copy(tmp_path: Path) -> No
         with Store(readable, readonly=True) as copy:
             assert copy.integer("PRAGMA user_version") == len(MIGRATIONS)
     assert not readable.exists()  # the copy is gone with the context
-    with Store(tmp_path / "index.db", create=True) as store, store.transaction():
-        assert import_vectors(store, snapshot, ["p.py"]) == 4  # f, and g's three windows
+    source = SnapshotVectors(snapshot, "the snapshot")
+    keys = [bytes.fromhex(_hex_key(name)[:32]) for name in ("f", "g")]  # schema 4's keys of schema 3's
+    offered = source.get_many(keys, 16)
+    source.close()
+    assert {k: v.windows for k, v in offered.items()} == {keys[0]: 1, keys[1]: 3}  # f, and g's three windows
     assert snapshot.read_bytes() == committed
+    Store(tmp_path / "index.db", create=True).close()
     with current_schema(tmp_path / "index.db") as readable:  # a current store is read in place
         assert readable == tmp_path / "index.db"
 
 
 def test_a_hook_after_an_upgrade_migrates_the_older_index(tmp_path: Path) -> None:
-    """The vector top-up before a shared-mode sync read the index read-only and failed on every hook."""
+    """A sync offered an older snapshot's vectors after an upgrade migrates the older index (it failed on every hook)."""
     import numpy as np
 
-    from hookgraph import git
-    from hookgraph.sync.shared import top_up_vectors
     from hookgraph.store import MIGRATIONS
+    from hookgraph.store.snapshot import SnapshotVectors
+    from hookgraph.sync import read_target, sync
+    from hookgraph.sync.adopt import VectorSource
     from tests.conftest import make_repo
     from tests.test_store import _schema_3_store, _unit
 
@@ -327,7 +332,9 @@ def test_a_hook_after_an_upgrade_migrates_the_older_index(tmp_path: Path) -> Non
     _schema_3_store(live, [_unit(rng, 16) for _ in range(6)])
     snapshot = tmp_path / "snapshot.db"
     _schema_3_store(snapshot, [_unit(rng, 16) for _ in range(6)])
-    assert top_up_vectors(repo, git.tree_map(repo), [snapshot], [], lock_timeout=5) >= 0
+    source = SnapshotVectors(snapshot, "the snapshot")
+    sync(repo, read_target(repo, "head"), lock_timeout=5, snapshots=[VectorSource(source, "the snapshot", "")])
+    source.close()
     with Store(live, readonly=True) as store:
         assert store.integer("PRAGMA user_version") == len(MIGRATIONS)
 

@@ -461,6 +461,7 @@ def status(as_json: bool) -> None:
             "languages": [c.as_json() for c in coverage],
             "parsed_by_this_version": parser_note is None,
             "bytes": store.path.stat().st_size,
+            "vector_sources_refused": _refused_sources(root, store),
         }
     if as_json:
         click.echo(json.dumps(info, indent=2))
@@ -501,6 +502,22 @@ def status(as_json: bool) -> None:
             click.echo(f"stale vs {label}: {shown(listed)}")
     if parser_note:
         click.echo(f"parser:    {parser_note}")
+    for line in info["vector_sources_refused"]:
+        click.echo(f"refused:   {shown(line)}")
+
+
+def _refused_sources(root: Path, store: Any) -> list[str]:
+    """Snapshots and caches whose vectors were refused (last check), and caches that cannot be used now."""
+    from hookgraph.store.vector_cache import repo_cache, user_cache
+    from hookgraph.sync.adopt import rejected_sources, unusable_caches
+
+    caches = [c for c in (repo_cache(root), user_cache(root)) if c is not None and c.max_bytes > 0]
+    gone = {f"the vector cache {c.path}" for c in caches if not c.path.exists()}  # deleted since: nothing to say
+    lines = [line for label, line in rejected_sources(store).items() if label not in gone]
+    lines += [line for line in unusable_caches(caches) if line not in lines]
+    for cache in caches:
+        cache.close()
+    return lines
 
 
 def _queue_line(info: dict[str, Any]) -> str:

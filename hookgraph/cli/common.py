@@ -197,9 +197,12 @@ def open_store(root: Path) -> Store:
     check_no_links(path)  # a planted .hookgraph -> elsewhere is refused before anything is looked up
     warnings: list[str] = []
     if not path.exists():
-        from hookgraph.store.snapshot import seed_from_snapshot
+        from hookgraph.sync.shared import build_first_index
 
-        seed_from_snapshot(root, warnings, reading=True)  # shared mode: a fresh clone starts from the committed index
+        # shared mode: a fresh clone builds its index from the source, vectors from the committed snapshot
+        if build_first_index(root, warnings):
+            for warning in warnings:
+                click.echo("hookgraph: warning: " + " ".join(warning.split()), err=True)
     if not path.exists():
         if warnings:  # the committed snapshot is there but unusable: that is the news, with its remedy
             raise UserError(f"no index in {root}: {warnings[0]}")

@@ -40,9 +40,11 @@ def register(cli: click.Group) -> None:
         root = repo_root(repo if repo is not None else Path.cwd())
         warnings: list[str] = []
         if not db_path(root).exists():
-            from hookgraph.store.snapshot import seed_from_snapshot
+            from hookgraph.sync.shared import build_first_index
 
-            seed_from_snapshot(root, warnings, reading=True)
+            if build_first_index(root, warnings):
+                for warning in warnings:
+                    click.echo("hookgraph: warning: " + " ".join(warning.split()), err=True)
         if not db_path(root).exists():
             raise UserError(f"no index in {root}: " + (warnings[0] if warnings else "run `hookgraph index` there first"))
         try:

@@ -48,6 +48,8 @@ MIN_BATCH, MAX_BATCH = 1, 256
 FIRST_BATCH = 16
 #: Meta keys the embedder keeps up to date for ``status`` (never part of a store's identity).
 RATE_KEY, UPDATED_KEY, DONE_KEY = "embedder_rate", "embedder_updated", "embedder_done"
+#: Meta key set by ``index --reembed``: this queue is embedded by the model, no cache is read, until it is empty.
+NO_CACHE_META = "reembed_no_cache"
 
 
 class EmbedMismatch(Exception):
@@ -100,6 +102,9 @@ def drain(
     started = time.monotonic()
     report = DrainReport()
     size = FIRST_BATCH
+    #: Caches whose vectors were checked against the model in this drain (see _from_caches).
+    checked: dict[int, bool] = {}
+    readable = list(caches or [])
     model_seconds = 0.0
     done = 0
     while True:
@@ -117,11 +122,13 @@ def drain(
             _check_recipe(store, embedder)
             batch = store.next_pending(size)
             total = done + store.pending_count()
+            if store.get_meta(NO_CACHE_META) is not None:
+                readable = []
         if not batch:
             report.stopped = "empty"
             break
         ready: dict[bytes, tuple[str, Any, bool]] = {}
-        hits = _from_caches(caches or [], [h for h, _, _ in batch], embedder.dims)
+        hits = _from_caches(readable, batch, embedder, checked)
         for text_hash, language, _text in batch:
             if text_hash in hits:
                 cached = hits[text_hash]
@@ -164,6 +171,11 @@ def drain(
             break
     with Store(database) as store:
         report.remaining = store.pending_count()
+        flagged = store.get_meta(NO_CACHE_META) is not None
+    if flagged and report.remaining == 0:
+        with write_lock(database.parent, timeout=lock_timeout), Store(database) as store, store.transaction():
+            if not store.pending_count():
+                store.db.execute("DELETE FROM meta WHERE key = ?", (NO_CACHE_META,))
     report.seconds = time.monotonic() - started
     report.rate = report.embedded / model_seconds if report.embedded and model_seconds else 0.0
     return report
@@ -195,13 +207,29 @@ def _check_recipe(store: Store, embedder: Embedder) -> None:
         raise EmbedMismatch(problem)
 
 
-def _from_caches(caches: list[VectorCache], keys: list[bytes], dims: int) -> dict[bytes, Any]:
+def _from_caches(caches: list[VectorCache], batch: list[tuple[bytes, str, str]], embedder: Embedder,
+                 checked: dict[int, bool]) -> dict[bytes, Any]:
+    """The batch's vectors the caches hold, from caches whose vectors agree with the model.
+
+    The first time a cache offers vectors in a drain, a sample of them is
+    embedded and compared (:mod:`hookgraph.embed.check`); a cache that fails
+    is not read again in this drain (its texts are embedded).
+    """
+    from hookgraph.embed.check import check_sample
+
+    texts = {h: text for h, _lang, text in batch}
     found: dict[bytes, Any] = {}
-    for cache in caches:
-        wanted = [k for k in keys if k not in found]
+    for n, cache in enumerate(caches):
+        if checked.get(n) is False:
+            continue
+        wanted = [k for k in texts if k not in found]
         if not wanted:
             break
-        found.update(cache.get_many(wanted, dims))
+        hits = cache.get_many(wanted, embedder.dims)
+        if hits and n not in checked:
+            checked[n] = check_sample(embedder, {k: (texts[k], v) for k, v in hits.items()}).ok
+        if checked.get(n):
+            found.update(hits)
     return found
 
 

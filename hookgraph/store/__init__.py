@@ -453,6 +453,7 @@ def _describe(row: _SchemaRow) -> str:
 #: the MCP server's copy).
 VOLATILE_META = frozenset({
     "synced_commit", "embedder_rate", "embedder_updated", "embedder_done", "repo_cache_seeded",
+    "vector_sources_rejected", "reembed_no_cache",  # hookgraph.sync.adopt, hookgraph.embed.queue
 })
 
 #: How many orphaned embeddings to keep for revival (oldest dropped first).

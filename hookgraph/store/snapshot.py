@@ -1,10 +1,10 @@
-"""The ``.hookgraph/`` directory and the committed snapshot as files: layout, seed, import, export.
+"""The ``.hookgraph/`` directory and the committed snapshot as files: layout, vectors offered, export.
 
 Shared mode (see :mod:`hookgraph.sync.shared` for the hooks and merge driver
 that use these) commits ``.hookgraph/shared.db``, a compacted copy of the
 working index ``.hookgraph/index.db``, with the code it describes. This module
-knows only files and stores: where they live, how a working index starts as a
-copy of the snapshot, how a snapshot's vectors are taken into an index, and
+knows only files and stores: where they live, how a snapshot offers its
+vectors by text key (:class:`SnapshotVectors`; its facts are never read), and
 how a snapshot is written. It never syncs (that would import the sync, which
 imports this): the one-way flow is sync -> store.
 """
@@ -15,9 +15,11 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
-from typing import Any, cast
+from typing import TYPE_CHECKING, cast
+
+import apsw
 
 from hookgraph import config, git
 from hookgraph.store import (
@@ -31,6 +33,9 @@ from hookgraph.store import (
     check_no_links,
     db_path,
 )
+
+if TYPE_CHECKING:
+    from hookgraph.store.vector_cache import CachedVector
 
 CONFIG_FILE = "config.toml"
 SNAPSHOT_FILE = "shared.db"
@@ -107,9 +112,10 @@ def prepare_directory(directory: Path, warnings: list[str] | None = None) -> Non
     """Create ``.hookgraph/`` for the repository's mode; called by every sync.
 
     Default mode: a ``.gitignore`` with ``*`` keeps everything local. Shared
-    mode: the shared ``.gitignore`` and ``.gitattributes``, and a missing
-    working index starts as a copy of the committed snapshot (unless it is
-    not trustworthy: ``warnings`` then gets one line saying why).
+    mode: the shared ``.gitignore`` and ``.gitattributes``. A missing working
+    index is never a copy of the committed snapshot: a snapshot is a source
+    of vectors, never of facts (:mod:`hookgraph.sync.adopt`), so the sync
+    builds it from the blobs. ``warnings`` is kept for callers' signature.
     """
     check_no_links(directory / DB_FILENAME)  # a symlinked .hookgraph/ would make us write elsewhere
     directory.mkdir(parents=True, exist_ok=True)
@@ -121,7 +127,6 @@ def prepare_directory(directory: Path, warnings: list[str] | None = None) -> Non
         attributes = directory / ".gitattributes"
         if not os.path.lexists(attributes):
             attributes.write_text(GITATTRIBUTES)
-        seed_from_snapshot(directory.parent, warnings)
 
 
 def write_layout(root: Path, shared: bool) -> None:
@@ -158,60 +163,6 @@ def snapshot_problem(path: Path, root: Path | None = None) -> tuple[str | None, 
         return str(exc), False
 
 
-def _valid_snapshot(path: Path) -> bool:
-    return snapshot_problem(path)[0] is None
-
-
-def seed_from_snapshot(root: Path, warnings: list[str] | None = None, *, reading: bool = False) -> bool:
-    """Start a missing working index as a copy of the committed snapshot.
-
-    Returns True when the working index exists afterwards. The copy is linked
-    into place only if nothing else created the index meanwhile. A snapshot
-    that cannot be used (garbage, zeros, a newer schema, planted SQL) is
-    never copied, and ``warnings`` gets one line saying why, with the remedy:
-    for a sync (the index is then built from the source), or with
-    ``reading`` for a command that would otherwise only hear "no index".
-    No line ever names a temporary file.
-    """
-    live = db_path(root)
-    if live.exists():
-        return True
-    snap = snapshot_path(root)
-    if not (snap.is_file() or snap.is_symlink()):
-        return False
-    problem: StoreError | None = None
-    try:
-        # A snapshot from an older hookgraph is used through a migrated copy.
-        with current_schema(snap) as source:
-            problem = _snapshot_error(source, root)
-            if problem is None:
-                _copy_into_place(source, live)
-            elif source != snap:
-                problem = renamed(problem, source, snap)
-    except StoreError as exc:
-        problem = exc
-    except OSError as exc:
-        problem = StoreError(f"{snap} cannot be read ({exc.strerror or exc})", cause="io-error")
-    if problem is not None:
-        if warnings is not None:
-            warnings.append(snapshot_advice(problem, snap, root, reading=reading))
-        return False
-    return live.exists()
-
-
-def _snapshot_error(path: Path, root: Path) -> StoreError | None:
-    """:func:`snapshot_problem` as the error itself (its cause decides the advice)."""
-    try:
-        with current_schema(path) as readable, Store(readable, readonly=True) as store:
-            store.get_meta("model_sha256")
-            store.check_contents(root)
-        return None
-    except StoreError as exc:
-        return exc
-    except OSError as exc:
-        return StoreError(f"{path} cannot be read ({exc.strerror or exc})", cause="io-error")
-
-
 def snapshot_advice(problem: StoreError, snap: Path, root: Path, *, reading: bool, name: str | None = None) -> str:
     """One line: why the committed snapshot is not used, and what to do (it is not the working index)."""
     shown = name or (str(snap.relative_to(root)) if snap.is_relative_to(root) else str(snap))
@@ -230,20 +181,6 @@ def renamed(exc: StoreError, old: Path, new: Path | str) -> StoreError:
     """``exc`` about a temporary copy, told about the file it is a copy of."""
     return type(exc)(str(exc).replace(str(old), str(new)), cause=exc.cause,
                      problem=exc.problem.replace(str(old), str(new)))
-
-
-def _copy_into_place(source: Path, live: Path) -> None:
-    """Copy ``source`` to ``live``, linked into place only if nothing else created it meanwhile."""
-    fd, tmp = tempfile.mkstemp(prefix=".index.db.", dir=live.parent)
-    try:
-        with os.fdopen(fd, "wb") as out, open(source, "rb") as src:
-            shutil.copyfileobj(src, out, 1 << 20)
-        try:
-            os.link(tmp, live)
-        except FileExistsError:
-            pass
-    finally:
-        os.unlink(tmp)
 
 
 # -- snapshots as vector sources ----------------------------------------------------
@@ -308,52 +245,93 @@ def current_schema(path: Path) -> Iterator[Path]:
         _remove_with_sidecars(name)
 
 
-def import_vectors(store: Store, source: Path, paths: Iterable[str]) -> int:
-    """Copy the source snapshot's vectors for units of ``paths`` into ``store``'s vector cache.
+class SnapshotVectors:
+    """A committed snapshot read as a source of vectors by text key, and of nothing else.
 
-    The sync then revives them instead of embedding: a text hash includes the
-    model's SHA-256, so vectors of another model are never picked up. Returns
-    how many vectors were added to the cache. Runs inside the caller's
-    transaction.
+    Its files, units, text, line ranges and edges are never read: a
+    teammate's snapshot could say anything there, and the sync derives all of
+    them from the blobs. What it offers here is checked by the sync against
+    the local model before any of it is used (:mod:`hookgraph.embed.check`).
+    Opened on first use (most syncs find every text in the index); an
+    unreadable or untrusted file offers nothing, and ``problem`` says why.
     """
-    wanted = sorted(set(paths))
-    if not wanted:
-        return 0
-    rows: list[tuple[Any, ...]] = []
-    try:
-        with current_schema(source) as readable, Store(readable, readonly=True) as snap:
-            if not snap.has_vector_table():
-                return 0
-            dims = snap.get_meta("dims")
-            # every window of a long unit's text (store.py), with its counts; the
-            # columns are as the schema declares them (revive_vector re-checks embeddings)
-            rows = snap.rows_in(
-                "SELECT DISTINCT v.text_hash, e.language, e.embedding, v.windows, v.truncated FROM units u "
-                "JOIN vectors v ON coalesce(v.head, v.id) = u.vector_id JOIN vec_units e ON e.rowid = v.id "
-                "WHERE u.path IN ({in})",
-                wanted,
-            )
-    except StoreError:
-        return 0  # an unreadable snapshot only costs embeddings
-    if not rows:
-        return 0
-    known = set(store.vector_ids(r[0] for r in rows))
-    cached = {
-        r[0]
-        for r in store.db.execute("SELECT text_hash FROM vector_cache")
-    }
-    fresh = [r for r in rows if r[0] not in known and r[0] not in cached]
-    if not fresh:
-        return 0
-    if not store.has_vector_table() and dims and dims.isdigit():
-        store.ensure_vector_table(int(dims))
-    seq = store.integer("SELECT coalesce(max(orphaned_seq), 0) FROM vector_cache")
-    store.db.executemany(
-        "INSERT OR IGNORE INTO vector_cache(text_hash, language, embedding, orphaned_seq, windows, truncated) "
-        "VALUES (?, ?, ?, ?, ?, ?)",
-        ((h, lang, emb, seq + i + 1, w, t) for i, (h, lang, emb, w, t) in enumerate(fresh)),
-    )
-    return len(fresh)
+
+    def __init__(self, path: Path, label: str, root: Path | None = None) -> None:
+        self.path = path
+        #: The work tree, to refuse a snapshot naming paths through its symlinks (see Store.check_contents).
+        self.root = root
+        #: How messages name it: the path and the commit that brought it.
+        self.label = label
+        self.problem: str | None = None
+        self._stack: ExitStack | None = None
+        self._store: Store | None = None
+
+    def _open(self) -> Store | None:
+        if self._store is not None or self.problem is not None:
+            return self._store
+        stack = ExitStack()
+        try:
+            readable = stack.enter_context(current_schema(self.path))
+            store = stack.enter_context(Store(readable, readonly=True))
+            store.check_contents(self.root)  # planted paths are never read, but they tell of a forgery
+        except StoreError as exc:
+            stack.close()
+            self.problem = exc.problem.replace(str(self.path), "").strip(" :") or exc.cause
+            return None
+        except OSError as exc:
+            stack.close()
+            self.problem = f"cannot be read ({exc.strerror or exc})"
+            return None
+        self._stack, self._store = stack, store
+        return store
+
+    def get_many(self, keys: Iterable[bytes], dims: int) -> dict[bytes, CachedVector]:
+        """The snapshot's vectors among ``keys`` (every window, int8), at ``dims`` only."""
+        from hookgraph.store import window_key
+        from hookgraph.store.vector_cache import CachedVector
+
+        wanted = list(dict.fromkeys(keys))
+        store = self._open() if wanted else None
+        if store is None or not store.has_vector_table() or store.vector_dims() != dims:
+            return {}
+        found: dict[bytes, CachedVector] = {}
+        try:
+            heads = store.rows_in("SELECT id, text_hash, windows, truncated FROM vectors "
+                                  "WHERE head IS NULL AND text_hash IN ({in})", wanted)
+            for vid, key, windows, truncated in heads:
+                if not (isinstance(key, bytes) and isinstance(windows, int) and 1 <= windows <= 64):
+                    continue
+                ids = [vid]
+                for n in range(1, windows):
+                    rows = store.db.execute("SELECT id FROM vectors WHERE text_hash = ? AND head = ?",
+                                            (window_key(key, n), vid)).fetchall()
+                    ids += [rows[0][0]] if rows else []
+                parts = [store.db.execute("SELECT embedding FROM vec_units WHERE rowid = ?", (i,)).fetchall()
+                         for i in ids]
+                blobs = [r[0][0] for r in parts if r and isinstance(r[0][0], bytes) and len(r[0][0]) == dims]
+                if len(blobs) == windows:
+                    found[key] = CachedVector(key, dims, windows, bool(truncated), b"".join(blobs))
+        except (apsw.Error, StoreError) as exc:
+            self.problem = " ".join(str(exc).split()) or type(exc).__name__
+            return {}
+        return found
+
+    def close(self) -> None:
+        if self._stack is not None:
+            self._stack.close()
+        self._stack = self._store = None
+
+
+def commit_of_snapshot(root: Path, rev: str | None = None) -> str:
+    """The short hash of the commit that last changed the snapshot (at ``rev``, or HEAD), or "uncommitted"."""
+    args = ["log", "-1", "--format=%h", *([rev] if rev else []), "--", f"{DB_DIRNAME}/{SNAPSHOT_FILE}"]
+    out = git.run(args, root, check=False).decode("utf-8", "replace").strip()
+    return out or "uncommitted"
+
+
+def snapshot_label(root: Path, rev: str | None = None) -> str:
+    """How a message names the snapshot: its path and the commit that brought it."""
+    return f"the committed snapshot {DB_DIRNAME}/{SNAPSHOT_FILE} of commit {commit_of_snapshot(root, rev)}"
 
 
 # -- export -------------------------------------------------------------------------

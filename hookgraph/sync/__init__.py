@@ -32,12 +32,14 @@ from hookgraph.parse import compose, filters
 from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
+from hookgraph.sync.adopt import Offers
 from hookgraph.sync.target import TARGETS, SyncError, Target, read_target
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
     from hookgraph.parse.units import ParsedFile
     from hookgraph.store.vector_cache import VectorCache
+    from hookgraph.sync.adopt import VectorSource
 
 __all__ = ["TARGETS", "SyncError", "SyncReport", "Target", "read_target", "sync"]
 
@@ -145,6 +147,7 @@ def sync(
     lock_timeout: float = 60.0,
     database: Path | None = None,
     background: bool = True,
+    snapshots: list[VectorSource] | None = None,
 ) -> SyncReport:
     """Bring ``root``'s store in line with ``target``; returns what was done.
 
@@ -158,11 +161,14 @@ def sync(
     copy, see :mod:`hookgraph.sync.overlay`). ``background``: start the
     repository's background embedder when texts are left waiting (never for
     a private copy; ``HOOKGRAPH_NO_BACKGROUND=1`` turns it off everywhere).
+    ``snapshots``: committed snapshots (besides the checked-out one, which
+    shared mode always asks) that may offer vectors; like the caches, they
+    offer vectors only, checked before use (:mod:`hookgraph.sync.adopt`).
     """
     import apsw
 
     args = dict(full=full, reembed=reembed, embedder=embedder, progress=progress, lock_timeout=lock_timeout,
-                database=database)
+                database=database, snapshots=snapshots or [])
     path = database or db_path(root)
     fault = faults.before_writing(path)  # a read-only place or a full disk: say so before any work
     if fault is not None:
@@ -224,6 +230,7 @@ def _sync(
     progress: ProgressFactory | None,
     lock_timeout: float,
     database: Path | None,
+    snapshots: list[VectorSource],
 ) -> SyncReport:
     full = full or reembed
     started = time.perf_counter()
@@ -244,7 +251,9 @@ def _sync(
         _check_space(path, sum(wanted[p].size or 0 for p in changed), full)
         caches = _caches(root) if database is None else []
         priority = PRIORITY_BULK if (full or not stored) else PRIORITY_INCREMENTAL
-        embed = _Vectors(store, embedder, root, caches, priority)
+        # --reembed asks the model for every vector: no cache and no snapshot is read
+        sources = [] if reembed else _sources(root, caches, snapshots, database)
+        embed = _Vectors(store, embedder, root, Offers(sources), priority)
         text_chunks = filters.text_chunks_wanted(root)
         if not full:  # even with nothing to do: a switched model is reported at once
             embed.check_model()
@@ -259,6 +268,10 @@ def _sync(
             with store.transaction():
                 if full:
                     store.clear_all()
+                if reembed:  # the embedder reads no cache for this queue either
+                    from hookgraph.embed.queue import NO_CACHE_META
+
+                    store.set_meta(NO_CACHE_META, "1")
                 for p in deleted:
                     store.delete_file(p)
                 with git.BlobReader(root) as reader:
@@ -277,7 +290,12 @@ def _sync(
         finally:
             if bar:
                 bar.close()
-        report.queued, report.from_cache = embed.queued, embed.from_cache
+        adopted = embed.offers.adopt(store, embed.embedder, report.warnings) if any(embed.offers.offered) \
+            or any(s.provider.problem for s in sources) else 0
+        _close(sources)
+        report.queued, report.from_cache = max(0, embed.queued - adopted), embed.from_cache + adopted
+        report.split += embed.offers.split
+        report.truncated += embed.offers.truncated
         report.pending = store.pending_count()
         if deleted or full:
             report.compacted = _compact_if_shrunk(store)
@@ -309,6 +327,30 @@ def _compact_if_shrunk(store: Store) -> tuple[int, int] | None:
 
 #: Meta key: the recipe whose vectors this index has copied into the repository cache.
 _SEEDED = "repo_cache_seeded"
+
+
+def _sources(root: Path, caches: list[VectorCache], snapshots: list[VectorSource],
+             database: Path | None) -> list[VectorSource]:
+    """Who may offer vectors to this sync: the caches, the checked-out snapshot (shared mode), ``snapshots``."""
+    from hookgraph.store import snapshot
+    from hookgraph.sync.adopt import VectorSource, cache_source
+
+    found = [cache_source(c, c.path) for c in caches]
+    path = snapshot.snapshot_path(root)
+    if database is None and snapshot.is_shared(root) and (path.is_file() or path.is_symlink()):
+        label = lambda: snapshot.snapshot_label(root)  # noqa: E731 - git log only when a message needs it
+        found.append(VectorSource(snapshot.SnapshotVectors(path, "the committed snapshot", root), label,
+                                  "your next commit replaces it"))
+    return found + list(snapshots)
+
+
+def _close(sources: list[VectorSource]) -> None:
+    """Close the snapshots read (and their temporary migrated copies); the caches stay open."""
+    from hookgraph.store.snapshot import SnapshotVectors
+
+    for source in sources:
+        if isinstance(source.provider, SnapshotVectors):
+            source.provider.close()
 
 
 def _caches(root: Path) -> list[VectorCache]:
@@ -365,9 +407,9 @@ def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
     """Create ``.hookgraph/`` laid out for the repository's mode.
 
     Default mode: a ``.gitignore`` keeps it all out of git. Shared mode (see
-    :mod:`hookgraph.sync.shared`): its ``.gitignore``/``.gitattributes``, and a
-    missing index starts as a copy of the committed snapshot, unless that
-    snapshot is not trustworthy (then ``warnings`` says so).
+    :mod:`hookgraph.sync.shared`): its ``.gitignore``/``.gitattributes``. A
+    missing index is built from the blobs; the committed snapshot only offers
+    vectors (:mod:`hookgraph.sync.adopt`).
     """
     from hookgraph.store.snapshot import prepare_directory
 
@@ -467,17 +509,19 @@ class _Vectors:
     """Finds each unit's vector without the model, and queues the texts nobody has embedded yet.
 
     In order: the index's own vectors, its revive cache (a revert, a file
-    that came back), the repository's and the user's caches; a text found in
-    none of them is queued for the background embedder. The embedder is only
-    asked for its identity (recipe, dimensions), read from the GGUF header.
+    that came back); a text found in neither is queued for the background
+    embedder, and what the caches and snapshots offer for it is collected
+    in ``offers``, to be checked and adopted after the sync's transaction
+    (:mod:`hookgraph.sync.adopt`). The embedder is only asked for its
+    identity (recipe, dimensions), read from the GGUF header, until then.
     """
 
     def __init__(self, store: Store, embedder: Embedder | None, root: Path | None,
-                 caches: list[VectorCache], priority: int) -> None:
+                 offers: Offers, priority: int) -> None:
         self.store = store
         self._embedder = embedder
         self._root = root
-        self._caches = caches
+        self.offers = offers
         self.priority = priority
         self.queued = 0
         self.from_cache = 0
@@ -540,20 +584,8 @@ class _Vectors:
                 known.update(self.store.vector_info([text_hash]))
             else:
                 missing[text_hash] = i
-        if missing and self._caches:
-            dims = self.embedder.dims
-            for cache in self._caches:
-                found = cache.get_many(list(missing), dims)
-                if not found:
-                    continue
-                self.store.ensure_vector_table(dims)
-                for text_hash, cached in found.items():
-                    i = missing.pop(text_hash)
-                    self.store.insert_windows(text_hash, cached.arrays(), languages[i], cached.truncated)
-                    self.from_cache += 1
-                known.update(self.store.vector_info(list(found)))
-                if not missing:
-                    break
+        if missing and self.offers.sources:
+            self.offers.collect(missing, texts, languages, self.embedder.dims)
         if missing:
             self.queued += self.store.queue_texts(
                 ((h, languages[i], texts[i]) for h, i in missing.items()), self.priority

@@ -290,11 +290,9 @@ def run_hook(
             outcome.warnings.append(f"configured git's merge driver for {shared.SNAPSHOT_PATH} in this clone "
                                     "(it had none: a merge that changed the snapshot on both sides would have "
                                     f"stopped on a conflict; `{shared.SETUP_COMMAND}` does this for a new clone)")
-        outcome.imported = shared.top_up_vectors(
-            root, target.entries, [snapshot.snapshot_path(root)], _vector_sources(root, gitdir, hook), lock_timeout,
-            outcome.warnings,
-        )
-    report = sync(root, target, embedder=embedder, lock_timeout=lock_timeout, background=False)
+    with shared.snapshot_sources(root, _vector_sources(root, gitdir, hook) if outcome.shared else []) as sources:
+        report = sync(root, target, embedder=embedder, lock_timeout=lock_timeout, background=False, snapshots=sources)
+    outcome.imported = report.from_cache
     record_report(outcome, report)
     if outcome.shared and hook == "pre-commit":
         if report.pending:

@@ -215,8 +215,6 @@ def enable_shared(root: Path) -> list[str]:
     shared.configure_merge_driver(root)
     if db_path(root).exists():
         snapshot.export_snapshot(root)
-    else:
-        snapshot.seed_from_snapshot(root)
     git.add(root, [p for p in snapshot.TRACKED if (root / p).exists()])
     if not snapshot.snapshot_path(root).exists():
         notes.append("the next commit builds the index and commits .hookgraph/shared.db "
@@ -305,7 +303,7 @@ def install(root: Path, *, shared_mode: bool = False, hooks: bool = True, python
         lines.append("shared mode on: .hookgraph/shared.db is committed with the code (staged now)")
     elif snapshot.is_shared(root):
         shared.configure_merge_driver(root)
-        snapshot.seed_from_snapshot(root)
+        shared.build_first_index(root, lines)
         lines.append("this repository commits its index (shared mode): merge driver configured")
     else:
         exclude_locally(root)

@@ -209,10 +209,10 @@ class Workspace:
     def _index_path(self) -> Path:
         index = db_path(self.root)
         if not index.exists():
-            from hookgraph.store.snapshot import seed_from_snapshot
+            from hookgraph.sync.shared import build_first_index
 
             warnings: list[str] = []
-            seed_from_snapshot(self.root, warnings)  # shared mode: a fresh clone starts from the committed index
+            build_first_index(self.root, warnings)  # shared mode: built from the source, vectors from the snapshot
             if not index.exists():
                 raise OverlayError(f"no index in {self.root}: run `hookgraph index` first"
                                    + "".join(f" ({w})" for w in warnings))

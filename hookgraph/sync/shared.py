@@ -19,10 +19,12 @@ still refuses to overwrite the modified file). With the snapshot written only
 when it is staged at once, the tracked file is never dirty, and the working
 index still follows every git operation.
 
-A clone starts its working index as a copy of the snapshot (no embedding at
-all); later syncs first take the vectors of changed files from the snapshots
-at hand (the checked-out one, ``MERGE_HEAD``'s, a merge's other parents)
-instead of embedding them again. ``.hookgraph/.gitattributes`` marks the
+A snapshot is a source of vectors, never of facts: a clone's first command
+builds its working index from the blobs (:func:`build_first_index`) and every
+sync takes vectors, under the keys of the texts it composed, from the
+snapshots at hand (the checked-out one, ``MERGE_HEAD``'s, a merge's other
+parents) instead of embedding them again, once a random sample of them agreed
+with the local model (:mod:`hookgraph.sync.adopt`). ``.hookgraph/.gitattributes`` marks the
 snapshot binary with a merge driver, so merges never stop on it: the driver
 keeps our side, except in a plain two-head merge, where it writes the snapshot
 of the merge result itself (see :func:`run_merge_driver`); either way the
@@ -35,24 +37,27 @@ Shared mode is recorded in the committed ``.hookgraph/config.toml``
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from hookgraph import git
-from hookgraph.store import DB_DIRNAME, DB_FILENAME, SchemaUpgradeNeeded, Store, StoreError, db_path
+from hookgraph.store import DB_DIRNAME, DB_FILENAME, Store, StoreError, db_path
 from hookgraph.store.snapshot import (
     MERGE_DRIVER,
     SNAPSHOT_FILE,
     TRACKED,
+    SnapshotVectors,
     current_schema,
     export_snapshot,
-    import_vectors,
-    prepare_directory,
     renamed,
     snapshot_advice,
     snapshot_at,
+    snapshot_label,
 )
+from hookgraph.sync.adopt import VectorSource
 
 
 # -- the merge driver -------------------------------------------------------------
@@ -215,45 +220,71 @@ def run_merge_driver(ours: Path, theirs: Path, cwd: Path, lock_timeout: float = 
         return DriverResult("kept-ours:conflicts")
     tree = lines[0].strip()
     target = Target("merge", git.tree_map(root, tree))
-    imported = top_up_vectors(root, target.entries, [theirs], [], lock_timeout)
-    report = sync(root, target, lock_timeout=lock_timeout)
+    label = snapshot_label(root, heads[0])
+    theirs_source = SnapshotVectors(theirs, label, root)
+    try:
+        report = sync(root, target, lock_timeout=lock_timeout,
+                      snapshots=[VectorSource(theirs_source, label, "it is not used")])
+    finally:
+        theirs_source.close()
     export_snapshot(root, dest=ours)
-    return DriverResult("merged", report, imported)
+    return DriverResult("merged", report, report.from_cache)
 
 
-def top_up_vectors(root: Path, entries: dict[str, git.Entry], files: list[Path], revs: list[str],
-                   lock_timeout: float, warnings: list[str] | None = None) -> int:
-    """Before a sync: cache the vectors the snapshots hold for every file about to change.
+@contextmanager
+def snapshot_sources(root: Path, revs: list[str]) -> Iterator[list[VectorSource]]:
+    """The snapshots committed at ``revs`` (a pull's ORIG_HEAD, MERGE_HEAD, ...) as vector sources.
 
-    ``files`` are snapshot files, ``revs`` commits whose committed snapshot is
-    read from git. Returns how many vectors were cached.
+    Each offers vectors only, checked by the sync before use, and is named by
+    the commit that brought it. The checked-out snapshot is asked by every
+    shared-mode sync already; a rev whose snapshot is the same blob is skipped.
     """
-    from hookgraph.sync.freshness import diff_maps
-    from hookgraph.store.lock import write_lock
+    seen = {_snapshot_blob(root, "HEAD")} if revs else set()
+    with ExitStack() as stack:
+        sources: list[VectorSource] = []
+        for rev in revs:
+            blob = _snapshot_blob(root, rev)
+            if not blob or blob in seen:
+                continue
+            seen.add(blob)
+            path = stack.enter_context(snapshot_at(root, rev))
+            if path is not None:
+                label = snapshot_label(root, rev)
+                provider = SnapshotVectors(path, label, root)
+                stack.callback(provider.close)
+                sources.append(VectorSource(provider, label, "it is not used"))
+        yield sources
 
-    live = db_path(root)
-    prepare_directory(live.parent, warnings)  # a clone's first sync starts from the snapshot
-    changed = sorted(entries)
-    if live.exists():
-        try:
-            with Store(live, readonly=True) as store:
-                changed = diff_maps(store.file_map(), entries)
-        except SchemaUpgradeNeeded:
-            pass  # after an upgrade: migrated below, under the lock; every file counts as changed once
-    changed = [p for p in changed if p in entries]  # deleted files need no vectors
-    files = [f for f in files if f.is_file()]
-    if not changed or not (files or revs):
-        return 0
-    imported = 0
-    with write_lock(live.parent, timeout=lock_timeout), Store(live, create=True) as store:
-        with store.transaction():
-            for path in files:
-                imported += import_vectors(store, path, changed)
-            for rev in revs:
-                with snapshot_at(root, rev) as snapshot:
-                    if snapshot is not None:
-                        imported += import_vectors(store, snapshot, changed)
-    return imported
+
+def _snapshot_blob(root: Path, rev: str) -> str:
+    spec = f"{rev}:{DB_DIRNAME}/{SNAPSHOT_FILE}"
+    return git.run(["rev-parse", "--verify", "-q", spec], root, check=False).decode("ascii", "replace").strip()
+
+
+def build_first_index(root: Path, warnings: list[str]) -> bool:
+    """A shared-mode clone's first index: built from the source now, vectors from the committed snapshot.
+
+    The snapshot gives no facts: files, units, text and edges come from the
+    blobs (seconds), and only vectors under the keys of locally composed
+    texts are taken from it, after a sampled check against the local model.
+    Returns whether an index exists afterwards; ``warnings`` gets the sync's
+    lines (a rejected snapshot) or why no index could be built.
+    """
+    from hookgraph.store import snapshot
+    from hookgraph.sync import SyncError, read_target, sync
+
+    if db_path(root).exists():
+        return True
+    snap = snapshot.snapshot_path(root)
+    if not snapshot.is_shared(root) or not (snap.is_file() or snap.is_symlink()) or git.head_commit(root) is None:
+        return False
+    try:
+        report = sync(root, read_target(root, "head"))
+    except (StoreError, SyncError, git.GitError) as exc:
+        warnings.append(" ".join(str(exc).split()))
+        return False
+    warnings.extend(report.warnings)
+    return db_path(root).exists()
 
 
 def stage(root: Path) -> None:

@@ -1,0 +1,137 @@
+"""What sharing costs and what a teammate gets, on a real project, by hand (not a test).
+
+    python benchmarks/share_bench.py [--source DIR] [--commits 3] [--code DIR] [--label NAME]
+
+Copies ``--source`` (default: aiohttp's package under /work/bench/repos, ~2,000
+units) into a fresh git repository twice, one in shared mode and one not,
+each with ``hookgraph install`` hooks, embeds everything (``index --wait``;
+a private user cache, ``--cache-dir``, so only the first setup ever runs the
+model for the base), and then, per mode:
+
+* **commit**: the wall time of ``git commit -a`` of a commit adding 3 functions
+  to 3 files (hooks included: in shared mode the pre-commit hook embeds the new
+  texts and exports and stages the snapshot), median of ``--commits``;
+* **growth**: ``size-pack`` after ``git gc`` before and after those commits,
+  per commit;
+
+and for the shared repository, a teammate's **clone** (empty caches): the
+seconds from ``git clone`` to the first ``ask`` answering, and how many texts
+it left waiting for vectors (0: every vector taken from the snapshot).
+
+``--code DIR``: run that checkout's hookgraph (PYTHONPATH), so two versions
+can be measured side by side. Prints one Markdown row per mode.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+PYTHON = sys.executable
+DEFAULT_SOURCE = Path("/work/bench/repos/aiohttp/aiohttp")
+
+
+def _env(code: Path, cache: Path) -> dict[str, str]:
+    """The commands' environment: ``code``'s hookgraph, a private user cache (``cache``), no background embedder."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("GIT_") and not k.startswith("HOOKGRAPH_")}
+    env.update(PYTHONPATH=str(code), XDG_CACHE_HOME=str(cache), HOOKGRAPH_NO_BACKGROUND="1", GIT_AUTHOR_NAME="b", GIT_AUTHOR_EMAIL="b@x", GIT_COMMITTER_NAME="b",
+               GIT_COMMITTER_EMAIL="b@x", GIT_CONFIG_NOSYSTEM="1")
+    return env
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
+    if proc.returncode not in (0, 1) or (proc.returncode == 1 and args[:2] != [PYTHON, "-m"]):
+        raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def _hookgraph(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return _run([PYTHON, "-m", "hookgraph.cli", *args], cwd, env)
+
+
+def _pack_bytes(repo: Path, env: dict[str, str]) -> int:
+    _run(["git", "gc", "-q"], repo, env)
+    out = _run(["git", "count-objects", "-v"], repo, env).stdout
+    return 1024 * int(dict(line.split(": ") for line in out.splitlines())["size-pack"])
+
+
+def _setup(source: Path, repo: Path, env: dict[str, str], shared: bool) -> int:
+    shutil.copytree(source, repo / source.name)
+    _run(["git", "init", "-q", "-b", "main"], repo, env)
+    _run(["git", "add", "-A"], repo, env)
+    _run(["git", "commit", "-q", "-m", "base"], repo, env)
+    _hookgraph(repo, env, "install", *(["--shared"] if shared else []))
+    _hookgraph(repo, env, "index", "--wait", "--quiet")
+    _run(["git", "add", "-A"], repo, env)
+    _run(["git", "commit", "-q", "--allow-empty", "-m", "hookgraph"], repo, env)  # default mode: nothing to add
+    status = json.loads(_hookgraph(repo, env, "status", "--json").stdout)
+    return sum(status["units"].values())
+
+
+def _commits(repo: Path, env: dict[str, str], n: int) -> tuple[list[float], int]:
+    files = sorted(p for p in repo.rglob("*.py") if ".hookgraph" not in p.parts)[:3]
+    before = _pack_bytes(repo, env)
+    seconds = []
+    for i in range(n):
+        for k, path in enumerate(files):
+            with open(path, "a", encoding="utf-8") as f:
+                f.write(f'\n\ndef bench_added_{i}_{k}(value):\n    """Add {i} to a value ({k})."""\n'
+                        f"    return value + {i}\n")
+        started = time.perf_counter()
+        _run(["git", "commit", "-q", "-a", "-m", f"three functions {i}"], repo, env)
+        seconds.append(time.perf_counter() - started)
+    return seconds, (_pack_bytes(repo, env) - before) // n
+
+
+def _clone_first_ask(repo: Path, dest: Path, env: dict[str, str]) -> tuple[float, int, float]:
+    env = dict(env, HOOKGRAPH_CACHE_MB="0", HOOKGRAPH_REPO_CACHE_MB="0")  # a teammate's empty caches
+    started = time.perf_counter()
+    _run(["git", "clone", "-q", str(repo), str(dest)], dest.parent, env)
+    cloned = time.perf_counter()
+    proc = _hookgraph(dest, env, "ask", "--json", "read the body of a response")
+    done = time.perf_counter()
+    return done - started, int(json.loads(proc.stdout)["pending_vectors"]), cloned - started
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--source", type=Path, default=DEFAULT_SOURCE)
+    parser.add_argument("--commits", type=int, default=3)
+    parser.add_argument("--code", type=Path, default=Path(__file__).resolve().parent.parent)
+    parser.add_argument("--label", default="this checkout")
+    parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "hookgraph-share-bench-cache",
+                        help="user cache kept between runs: the second setup and the next run embed nothing")
+    args = parser.parse_args()
+    env = _env(args.code.resolve(), args.cache_dir)
+    with tempfile.TemporaryDirectory(prefix="hookgraph-share-bench-") as tmp:
+        rows = []
+        for shared in (False, True):
+            repo = Path(tmp) / ("shared" if shared else "plain")
+            repo.mkdir()
+            units = _setup(args.source, repo, env, shared)
+            snap = repo / ".hookgraph" / "shared.db"
+            size = snap.stat().st_size if snap.exists() else 0
+            seconds, growth = _commits(repo, env, args.commits)
+            row = (f"| {args.label} | {'shared' if shared else 'default'} | {units:,} | "
+                   f"{statistics.median(seconds):.2f} s ({', '.join(f'{s:.2f}' for s in seconds)}) | "
+                   f"{growth / 1024:.1f} KB | {size / 1e6:.2f} MB |")
+            if shared:
+                total, pending, clone_s = _clone_first_ask(repo, Path(tmp) / "mate", env)
+                row += f" {total:.2f} s (clone {clone_s:.2f} s), {pending} waiting |"
+            else:
+                row += " - |"
+            rows.append(row)
+            print(row, flush=True)
+
+
+if __name__ == "__main__":
+    main()

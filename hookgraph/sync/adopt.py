@@ -1,0 +1,182 @@
+"""Vectors offered by others (committed snapshots, the vector caches): collected, checked, then adopted.
+
+A sync composes every text itself, from the blobs, and asks the sources
+only for vectors under those texts' keys. What a source offers is not used
+at once: its units wait in the queue like any new text, and after the sync's
+transaction (text, graph and freshness are then complete and visible) a
+random sample of each source's offer is embedded with the local model
+(:mod:`hookgraph.embed.check`). A source that passes has its vectors
+published; one that fails gives nothing (its texts stay queued for the local
+embedder) and is named in one line, and in ``status`` until a later check of
+it passes.
+
+The verdicts live in the index's meta (:data:`REJECTED_META`, volatile: never
+part of a snapshot's identity) as ``{label: line}``.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:
+    from hookgraph.embed import Embedder
+    from hookgraph.store import Store
+    from hookgraph.store.vector_cache import CachedVector
+
+__all__ = ["REJECTED_META", "Offers", "VectorSource", "cache_source", "problem_line", "rejected_sources",
+           "unusable_caches"]
+
+#: Meta key: the sources whose vectors were last refused, ``{label: one line}`` as JSON.
+REJECTED_META = "vector_sources_rejected"
+
+
+class _Provider(Protocol):
+    problem: str | None
+
+    def get_many(self, keys: list[bytes], dims: int) -> dict[bytes, CachedVector]: ...
+
+
+@dataclass
+class VectorSource:
+    """A provider of vectors by key, with how messages name it and the remedy they give.
+
+    ``name`` is the label, or a function that makes it: naming a snapshot's
+    commit runs ``git log``, which only a message (or a verdict) needs.
+    """
+
+    provider: _Provider
+    name: str | Callable[[], str]
+    #: What the user can do when it is refused (a clause).
+    remedy: str
+
+    @property
+    def label(self) -> str:
+        if callable(self.name):
+            self.name = self.name()
+        return self.name
+
+
+def cache_source(cache: _Provider, path: Path) -> VectorSource:
+    return VectorSource(cache, f"the vector cache {path}",
+                        f"delete it (`rm {path}`); hookgraph makes a fresh one")
+
+
+@dataclass
+class Offers:
+    """What each source offered this sync: ``{key: (composed text, language, vector)}`` per source."""
+
+    sources: list[VectorSource]
+    offered: list[dict[bytes, tuple[str, str, CachedVector]]] = field(default_factory=list)
+    #: Of the adopted texts: how many have several windows, and how many were cut after their last.
+    split: int = 0
+    truncated: int = 0
+    _taken: set[bytes] = field(default_factory=set)
+    _problems_said: set[str] = field(default_factory=set)
+
+    def __post_init__(self) -> None:
+        self.offered = [{} for _ in self.sources]
+
+    def collect(self, missing: dict[bytes, int], texts: list[str], languages: list[str], dims: int) -> None:
+        """Ask each source, in order, for the keys no earlier source offered."""
+        for n, source in enumerate(self.sources):
+            wanted = [k for k in missing if k not in self._taken]
+            if not wanted:
+                return
+            for key, vector in source.provider.get_many(wanted, dims).items():
+                i = missing[key]
+                self.offered[n][key] = (texts[i], languages[i], vector)
+                self._taken.add(key)
+
+    def adopt(self, store: Store, embedder: Embedder, warnings: list[str]) -> int:
+        """Check each source's offer and publish the vectors of those that pass; returns texts adopted.
+
+        Run with the write lock held, outside any transaction; the model runs
+        on the sample between two short transactions.
+        """
+        from hookgraph.embed.check import check_sample
+
+        adopted = 0
+        verdicts: dict[str, str | None] = {}
+        for source, offer in zip(self.sources, self.offered):
+            if source.provider.problem is not None:
+                line = problem_line(source)
+                verdicts[source.label] = line
+                warnings.append(line)
+                continue
+            if not offer:
+                continue
+            verdict = check_sample(embedder, {k: (t, v) for k, (t, _lang, v) in offer.items()})
+            if not verdict.ok:
+                line = (f"rejected the vectors of {source.label}: {verdict.reason()}; "
+                        f"its {len(offer)} texts are embedded locally instead ({source.remedy})")
+                verdicts[source.label] = line
+                warnings.append(line)
+                continue
+            verdicts[source.label] = None
+            with store.transaction():
+                store.ensure_vector_table(embedder.dims)
+                for key, (_text, language, vector) in offer.items():
+                    if store.publish_vector(key, vector.arrays(), language, vector.truncated):
+                        adopted += 1
+                        self.split += int(vector.windows > 1)
+                        self.truncated += int(vector.truncated)
+        if verdicts:
+            _record(store, verdicts)
+        return adopted
+
+
+def problem_line(source: VectorSource) -> str:
+    """One line: the source could not be read at all, and what to do."""
+    text = " ".join((source.provider.problem or "").split())
+    path = str(getattr(source.provider, "path", ""))
+    if path and text.startswith(path + ": "):  # a cache says its own path first
+        text = text[len(path) + 2:]
+    if text.startswith(("is ", "was ")):  # "is not a hookgraph database" reads "it is not ..."
+        text = "it " + text
+    return f"ignored {source.label}: {text}; {source.remedy}"
+
+
+def unusable_caches(caches: Sequence[_Provider]) -> list[str]:
+    """Lines for the caches here that exist but cannot be used (garbage, a symlink, not ours), for ``status``."""
+    lines = []
+    for cache in caches:
+        path = getattr(cache, "path", None)
+        if path is None or not (path.exists() or path.is_symlink()):
+            continue
+        count = getattr(cache, "count", None)
+        if count is not None:
+            count()  # opens it: a problem shows
+        if cache.problem is not None:
+            lines.append(problem_line(cache_source(cache, path)))
+    return lines
+
+
+def _record(store: Store, verdicts: dict[str, str | None]) -> None:
+    """Remember refused sources for ``status``; forget those that passed a check since."""
+    known = rejected_sources(store)
+    for label, line in verdicts.items():
+        if line is None:
+            known.pop(label, None)
+        else:
+            known[label] = line
+    with store.transaction():
+        if known:
+            store.set_meta(REJECTED_META, json.dumps(known, sort_keys=True))
+        else:
+            store.db.execute("DELETE FROM meta WHERE key = ?", (REJECTED_META,))
+
+
+def rejected_sources(store: Store) -> dict[str, str]:
+    """``{label: line}`` of the sources whose vectors the last checks refused (for ``status``)."""
+    raw = store.get_meta(REJECTED_META)
+    try:
+        value = json.loads(raw) if raw else {}
+    except ValueError:
+        return {}
+    if not isinstance(value, dict):
+        return {}
+    return {str(k): str(v) for k, v in value.items() if isinstance(v, str)}
