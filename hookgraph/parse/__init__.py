@@ -13,43 +13,36 @@ nesting cost no Python stack.
 
 from __future__ import annotations
 
-import codecs
-import inspect
 import logging
-import os
 import re
 from bisect import bisect_left
 from typing import Any, cast
 
-from .languages import TEXT_LANGUAGE, Language, LanguageSpec, language_for, load_language, reparse_languages
+from .languages import Language, language_for, LanguageSpec, load_language, reparse_languages, TEXT_LANGUAGE
+from .text import (
+    _basename, _BLANK_BYTES, _cap, _clean_comment, _clean_string_doc, _collapse, _decode, _first_paragraph,
+    _first_sentence, _LineIndex, _strip_quotes, _tidy_doc, _valid_utf8, _WS,
+)
 from .units import CodeUnit, Edge, ParsedFile
 
 __all__ = ["parse_file", "parse_bytes", "SIGNATURE_MAX"]
 
 log = logging.getLogger(__name__)
-
 #: Kinds whose bodies swallow nested definitions (nested functions are not units).
 FUNCTION_KINDS = frozenset({"function", "method"})
 #: Kinds whose member functions become methods ``Class.method``.
 CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "type"})
-
 #: Kinds of named values (Go ``const`` / package ``var``, Rust ``const`` / ``static``, Python module
 #: ``UPPER_CASE = ...``, exported JavaScript/TypeScript ``const``): units, found by name, but left out of
 #: the file unit's list of what the file defines, which says what the file does (twenty one-line
 #: constants would crowd out its functions there, and in the file's meaning). Search weighs them by the
 #: same names (``hookgraph.search.VALUE_KINDS``).
 VALUE_KINDS = frozenset({"constant", "variable"})
-
 #: Reference capture kind (``@name.reference.<kind>``) -> edge kind.
 EDGE_KIND_OF_REFERENCE = {"call": "calls", "import": "imports", "inherits": "inherits"}
-
 SIGNATURE_MAX = 300
 TARGET_FULL_MAX = 200
 FINGERPRINT_NAMES_MAX = 40
-SENTENCE_MAX = 240
-
-
-# --------------------------------------------------------------------------- API
 
 
 def parse_file(path: str, data: bytes, *, text_chunks: bool = True) -> ParsedFile | None:
@@ -117,13 +110,6 @@ def parse_bytes(path: str, data: bytes, lang: str) -> ParsedFile:
         return ParsedFile(path=path, language=lang, units=[unit], edges=[], had_errors=True)
 
 
-# --------------------------------------------------------------------------- helpers
-
-
-def _basename(path: str) -> str:
-    return os.path.basename(path.replace("\\", "/")) or path
-
-
 #: File stems that say nothing about the module (``lib/defaults/index.js``): its folder names it.
 _INDEX_STEMS = frozenset({"index", "main", "mod", "__init__"})
 
@@ -139,38 +125,6 @@ def _module_name(path: str) -> str:
     if stem in _INDEX_STEMS and len(parts) > 1:
         stem = parts[-2]
     return stem
-
-
-class _LineIndex:
-    """Byte offsets of line starts; lines are 1-based and split on ``\\n`` only,
-    as tree-sitter counts rows."""
-
-    __slots__ = ("data", "starts", "count")
-
-    def __init__(self, data: bytes):
-        self.data = data
-        starts = [0]
-        find = data.find
-        pos = find(b"\n")
-        while pos != -1:
-            starts.append(pos + 1)
-            pos = find(b"\n", pos + 1)
-        self.starts = starts
-        n = len(starts)
-        if data.endswith(b"\n"):
-            n -= 1
-        self.count = max(1, n)
-
-    def text(self, first: int, last: int) -> str:
-        """Source of lines ``first..last`` (1-based, inclusive), without the final newline."""
-        starts = self.starts
-        first = max(1, first)
-        begin = starts[first - 1] if first - 1 < len(starts) else len(self.data)
-        end = starts[last] - 1 if last < len(starts) else len(self.data)
-        chunk = self.data[begin:max(begin, end)]
-        if chunk.endswith(b"\r"):
-            chunk = chunk[:-1]
-        return chunk.decode("utf-8", "replace")
 
 
 def _end_row(node) -> int:
@@ -193,9 +147,6 @@ def _comment_end_row(node, data: bytes) -> int:
     return row
 
 
-_BLANK_BYTES = frozenset(b" \t\r\n")
-
-
 def _last_row(node, data: bytes, starts: list[int]) -> int:
     """0-based row of a node's last character that is not blank: indentation-based
     grammars (Scala 3's indented blocks) end a block inside the next line's indent."""
@@ -210,111 +161,10 @@ def _last_row(node, data: bytes, starts: list[int]) -> int:
     return row
 
 
-def _decode(data: bytes, start: int, end: int) -> str:
-    return data[start:end].decode("utf-8", "replace")
-
-
-_WS = re.compile(r"\s+")
 _NEWLINE_WS = re.compile(r"\s*\n\s*")
 _OPEN_WS = re.compile(r"([(\[])\s+")
 _CLOSE_WS = re.compile(r"\s+([)\]])")
 _TRAILING_COMMA = re.compile(r",\s*([)\]])")
-
-
-def _collapse(text: str) -> str:
-    return _WS.sub(" ", text).strip()
-
-
-def _cap(text: str, limit: int) -> str:
-    return text if len(text) <= limit else text[: limit - 1].rstrip() + "\u2026"
-
-
-def _clean_string_doc(text: str) -> str:
-    """A docstring literal without prefix and quotes, dedented."""
-    m = re.match(r"^[rRuUbBfF]{0,2}(\"\"\"|'''|\"|')", text)
-    if m:
-        quote = m.group(1)
-        text = text[m.end():]
-        if text.endswith(quote):
-            text = text[: -len(quote)]
-    return inspect.cleandoc(text).strip()
-
-
-def _clean_comment(text: str, spec: LanguageSpec) -> str:
-    """One comment node's text without its markers."""
-    stripped = text.strip()
-    for opener, closer in spec.block_comments:
-        if stripped.startswith(opener) and stripped.endswith(closer) and len(stripped) >= len(opener) + len(closer):
-            body = stripped[len(opener): len(stripped) - len(closer)]
-            out = []
-            for line in body.split("\n"):
-                s = line.strip()
-                if s.startswith("*"):
-                    s = s[1:]
-                    if s.startswith(" "):
-                        s = s[1:]
-                out.append(s.rstrip())
-            return "\n".join(out).strip("\n")
-    out = []
-    for line in stripped.split("\n"):
-        s = line.strip()
-        for marker in spec.line_comments:
-            if s.startswith(marker):
-                s = s[len(marker):]
-                break
-        if s.startswith(" "):
-            s = s[1:]
-        out.append(s.rstrip())
-    return "\n".join(out)
-
-
-def _tidy_doc(text: str) -> str:
-    lines = text.replace("\r", "").split("\n")
-    while lines and not lines[0].strip():
-        lines.pop(0)
-    while lines and not lines[-1].strip():
-        lines.pop()
-    return "\n".join(lines)
-
-
-def _first_paragraph(text: str) -> str:
-    for para in re.split(r"\n\s*\n", text.strip()):
-        para = para.strip()
-        if para:
-            return para
-    return ""
-
-
-_SENTENCE = re.compile(r"^(.+?[.!?])(?:\s|$)")
-
-
-def _first_sentence(text: str) -> str:
-    para = _collapse(_first_paragraph(text))
-    m = _SENTENCE.match(para)
-    return _cap(m.group(1) if m else para, SENTENCE_MAX)
-
-
-def _strip_quotes(text: str) -> str:
-    if len(text) >= 2 and text[0] == text[-1] and text[0] in "\"'`":
-        return text[1:-1]
-    return text
-
-
-def _one_question_mark_per_byte(error: UnicodeError) -> tuple[str, int]:
-    assert isinstance(error, UnicodeDecodeError)
-    return "?" * (error.end - error.start), error.end
-
-
-codecs.register_error("hookgraph.parse.one-per-byte", _one_question_mark_per_byte)
-
-
-def _valid_utf8(data: bytes) -> bytes:
-    """``data`` with each byte that is not UTF-8 replaced by ``?``: same length, so every offset holds."""
-    try:
-        data.decode("utf-8")
-        return data
-    except UnicodeDecodeError:
-        return data.decode("utf-8", "hookgraph.parse.one-per-byte").encode("utf-8")
 
 
 def _inside(ranges: dict[int, int], starts: list[int], position: int) -> bool:
@@ -363,9 +213,6 @@ def _empty_parens(text: str) -> str:
         elif depth == 0:
             out.append(ch)
     return "".join(out)
-
-
-# --------------------------------------------------------------------------- captures
 
 
 _ROLE_CACHE: dict[str, tuple[str, str | None]] = {}
@@ -551,9 +398,6 @@ def _innermost(scopes: list[_Scope], items: list[_Item]):
         while stack and stack[-1].end <= pos:
             stack.pop()
         yield item, (stack[-1] if stack else None)
-
-
-# --------------------------------------------------------------------------- code
 
 
 def _parse_code(path: str, data: bytes, language: Language, label: str | None = None) -> ParsedFile:
@@ -867,14 +711,6 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
         edges=contains + edges,
         had_errors=bool(root.has_error),
     )
-
-
-# --------------------------------------------------------------------------- embedded blocks
-#
-# Vue and Svelte components hold their code in <script> elements. The host
-# grammar finds the blocks; each is parsed as its own language in a copy of the
-# file where every byte outside the block is blank (newlines kept), so units,
-# lines and byte offsets are the whole file's without any re-mapping.
 
 
 _BLANK = bytes(b if b == 0x0A else 0x20 for b in range(256))
@@ -1211,15 +1047,6 @@ def _fingerprint(path: str, label: str, names: list[str], doc: str, exports: lis
     if sentence:
         parts.append(sentence)
     return "\n".join(parts)
-
-
-# --------------------------------------------------------------------------- documents
-#
-# Markdown and reStructuredText are split with a line-based heading scanner
-# rather than a tree-sitter grammar: headings are line syntax in both, the
-# scanner treats the two formats alike (tree-sitter-language-pack's markdown
-# grammar is split into block and inline parsers and reST's grammar reports
-# titles differently), and it costs one pass over the lines.
 
 
 _MD_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
