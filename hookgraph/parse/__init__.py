@@ -18,10 +18,11 @@ import re
 from bisect import bisect_left
 from typing import Any, cast
 
+from .fingerprint import _fingerprint, _with_members
 from .languages import Language, language_for, LanguageSpec, load_language, reparse_languages, TEXT_LANGUAGE
 from .text import (
     _basename, _BLANK_BYTES, _cap, _clean_comment, _clean_string_doc, _collapse, _decode, _first_paragraph,
-    _first_sentence, _LineIndex, _strip_quotes, _tidy_doc, _valid_utf8, _WS,
+    _LineIndex, _strip_quotes, _tidy_doc, _valid_utf8, _WS,
 )
 from .units import CodeUnit, Edge, ParsedFile
 
@@ -42,7 +43,6 @@ VALUE_KINDS = frozenset({"constant", "variable"})
 EDGE_KIND_OF_REFERENCE = {"call": "calls", "import": "imports", "inherits": "inherits"}
 SIGNATURE_MAX = 300
 TARGET_FULL_MAX = 200
-FINGERPRINT_NAMES_MAX = 40
 
 
 def parse_file(path: str, data: bytes, *, text_chunks: bool = True) -> ParsedFile | None:
@@ -1011,42 +1011,6 @@ def _file_comment(root, comments, used_comments: set[int], spec: LanguageSpec, d
             continue
         return text
     return ""
-
-
-#: Members listed after a top-level definition in its file's fingerprint.
-FINGERPRINT_MEMBERS_MAX = 16
-
-
-def _with_members(top_names: list[str], units: list[CodeUnit]) -> list[str]:
-    """Top-level names, each class-like one followed by its members' names:
-    ``InterceptorManager (use, eject, clear, forEach)``, so the file unit says
-    what its classes do, not only what they are called."""
-    members: dict[str, dict[str, None]] = {}
-    for u in units:
-        if u.parent is not None:
-            members.setdefault(u.parent, {})[u.name] = None
-    out = []
-    for name in top_names:
-        listed = list(members.get(name, ()))
-        if listed:
-            shown = listed[:FINGERPRINT_MEMBERS_MAX]
-            more = len(listed) - len(shown)
-            name = f"{name} ({', '.join(shown)}{f', +{more} more' if more > 0 else ''})"
-        out.append(name)
-    return out
-
-
-def _fingerprint(path: str, label: str, names: list[str], doc: str, exports: list[str] | None = None) -> str:
-    parts = [path]
-    for what, listed in ((label, names), ("exports", exports or [])):
-        if listed:
-            shown = listed[:FINGERPRINT_NAMES_MAX]
-            more = len(listed) - len(shown)
-            parts.append(f"{what}: " + ", ".join(shown) + (f" (+{more} more)" if more > 0 else ""))
-    sentence = _first_sentence(doc) if doc else ""
-    if sentence:
-        parts.append(sentence)
-    return "\n".join(parts)
 
 
 _MD_ATX = re.compile(r"^ {0,3}(#{1,6})(?:[ \t]+(.*?))?(?:[ \t]+#+)?[ \t]*$")
