@@ -22,6 +22,7 @@ from .comments import _BOILERPLATE, _end_row, _file_comment, _kept_group, _leadi
 from .documents import _parse_document
 from .fingerprint import _fingerprint, _with_members
 from .languages import Language, language_for, LanguageSpec, load_language, reparse_languages, TEXT_LANGUAGE
+from .references import _inside, _last_part, _reference_text, TARGET_FULL_MAX
 from .text import (
     _basename, _BLANK_BYTES, _cap, _clean_comment, _clean_string_doc, _collapse, _decode, _first_paragraph,
     _LineIndex, _strip_quotes, _tidy_doc, _valid_utf8, _WS,
@@ -47,7 +48,6 @@ VALUE_KINDS = frozenset({"constant", "variable"})
 #: Reference capture kind (``@name.reference.<kind>``) -> edge kind.
 EDGE_KIND_OF_REFERENCE = {"call": "calls", "import": "imports", "inherits": "inherits"}
 SIGNATURE_MAX = 300
-TARGET_FULL_MAX = 200
 
 
 def parse_file(path: str, data: bytes, *, text_chunks: bool = True) -> ParsedFile | None:
@@ -146,59 +146,9 @@ def _last_row(node, data: bytes, starts: list[int]) -> int:
     return row
 
 
-_NEWLINE_WS = re.compile(r"\s*\n\s*")
 _OPEN_WS = re.compile(r"([(\[])\s+")
 _CLOSE_WS = re.compile(r"\s+([)\]])")
 _TRAILING_COMMA = re.compile(r",\s*([)\]])")
-
-
-def _inside(ranges: dict[int, int], starts: list[int], position: int) -> bool:
-    """Whether ``position`` lies in one of the ``start -> end`` ranges (``starts`` sorted)."""
-    i = bisect_left(starts, position + 1) - 1
-    return i >= 0 and ranges[starts[i]] > position
-
-
-def _last_part(name: str, spec: LanguageSpec) -> str:
-    """A called or inherited name captured whole (Perl ``Carp::croak``, ``'Base::Class'``) is known by its last part."""
-    for separator in (spec.qualname_separator, spec.namespace_separator):
-        if separator and separator in name:
-            name = name.rsplit(separator, 1)[-1] or name
-    return name
-
-
-def _reference_text(data: bytes, ref, name) -> str:
-    """``target_full``: from the start of the reference node (which contains the
-    name, or is its receiver just before it) to the end of the name."""
-    if ref is None or ref.start_byte > name.start_byte:
-        start, end = name.start_byte, name.end_byte
-    else:
-        start, end = ref.start_byte, name.end_byte
-    if end - start > 4 * TARGET_FULL_MAX:
-        start = end - 4 * TARGET_FULL_MAX
-    text = _NEWLINE_WS.sub("", _decode(data, start, end))
-    return _cap(_collapse(_empty_parens(text)), TARGET_FULL_MAX)
-
-
-def _empty_parens(text: str) -> str:
-    """``a.b(x, y).c`` -> ``a.b().c``, ``xs.filter { it > 0 }.map`` -> ``xs.filter {}.map``:
-    argument lists and trailing lambdas say nothing about the callee."""
-    if "(" not in text and "{" not in text:
-        return text
-    out = []
-    depth = 0
-    for ch in text:
-        if ch == "(" or ch == "{":
-            if depth == 0:
-                out.append(ch)
-            depth += 1
-        elif (ch == ")" or ch == "}") and depth:
-            depth -= 1
-            if depth == 0:
-                out.append(ch)
-        elif depth == 0:
-            out.append(ch)
-    return "".join(out)
-
 
 _ROLE_CACHE: dict[str, tuple[str, str | None]] = {}
 
