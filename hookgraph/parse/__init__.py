@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import logging
 import re
-from bisect import bisect_left
 from typing import Any, cast
 
 from .comments import _BOILERPLATE, _end_row, _file_comment, _kept_group, _leading_comments, _overload_comments
@@ -24,13 +23,15 @@ from .fingerprint import _fingerprint, _with_members
 from .languages import Language, language_for, LanguageSpec, load_language, reparse_languages, TEXT_LANGUAGE
 from .references import _inside, _last_part, _reference_text, TARGET_FULL_MAX
 from .scopes import _climb_wrappers, _innermost, _Item, _join, _join_clauses, _namespace_scopes, _role, _Scope, _Span
+from .signatures import _scope_text, _signature
 from .text import (
     _basename, _BLANK_BYTES, _cap, _clean_comment, _clean_string_doc, _collapse, _decode, _first_paragraph,
-    _LineIndex, _strip_quotes, _tidy_doc, _valid_utf8, _WS,
+    _LineIndex, _strip_quotes, _tidy_doc, _valid_utf8,
 )
 from .units import CodeUnit, Edge, ParsedFile
 # public names of hookgraph.parse, as before the split
 from .fingerprint import FINGERPRINT_NAMES_MAX as FINGERPRINT_NAMES_MAX, FINGERPRINT_MEMBERS_MAX as FINGERPRINT_MEMBERS_MAX
+from .signatures import SIGNATURE_MAX as SIGNATURE_MAX
 from .text import SENTENCE_MAX as SENTENCE_MAX
 
 __all__ = ["parse_file", "parse_bytes", "SIGNATURE_MAX"]
@@ -48,7 +49,6 @@ CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "type"
 VALUE_KINDS = frozenset({"constant", "variable"})
 #: Reference capture kind (``@name.reference.<kind>``) -> edge kind.
 EDGE_KIND_OF_REFERENCE = {"call": "calls", "import": "imports", "inherits": "inherits"}
-SIGNATURE_MAX = 300
 
 
 def parse_file(path: str, data: bytes, *, text_chunks: bool = True) -> ParsedFile | None:
@@ -145,11 +145,6 @@ def _last_row(node, data: bytes, starts: list[int]) -> int:
         end = starts[row]
         row -= 1
     return row
-
-
-_OPEN_WS = re.compile(r"([(\[])\s+")
-_CLOSE_WS = re.compile(r"\s+([)\]])")
-_TRAILING_COMMA = re.compile(r",\s*([)\]])")
 
 
 def _parse_code(path: str, data: bytes, language: Language, label: str | None = None) -> ParsedFile:
@@ -545,56 +540,6 @@ def _masked(data: bytes, spec: LanguageSpec) -> bytes:
             start, end = m.span(group)
             out[start:end] = b" " * (end - start)
     return bytes(out)
-
-
-_TYPE_ARGS = re.compile(r"<[^<>]*>")
-
-
-def _scope_text(data: bytes, scope, name, spec: LanguageSpec) -> str:
-    """A ``@name.scope``'s text; when it contains the name (C++ ``a::B::run``), the part
-    before the name, without its separator and type arguments (``Vec<T>::push`` -> ``Vec``)."""
-    if not (scope.start_byte <= name.start_byte and name.end_byte <= scope.end_byte):
-        return _decode(data, scope.start_byte, scope.end_byte)
-    text = _decode(data, scope.start_byte, name.start_byte)
-    previous = None
-    while previous != text:  # nested arguments: Map<K, Vec<V>>
-        previous, text = text, _TYPE_ARGS.sub("", text)
-    text = _WS.sub("", text)
-    for sep in (spec.qualname_separator, spec.namespace_separator, "::", "."):
-        if sep and text.endswith(sep):
-            text = text[: -len(sep)]
-            break
-    return text
-
-
-def _signature(data: bytes, s: _Scope, comment_starts: list[int]) -> str:
-    """Definition header: from the start of the name's line up to the body."""
-    name = s.name_node
-    line_start = name.start_byte - name.start_point[1]
-    start = max(s.start, line_start)
-    body = s.body
-    if body is not None and body.end_byte <= name.start_byte:
-        # the name follows the body (C's `typedef struct { ... } name;`): header + name
-        head = _collapse(_decode(data, s.start, min(body.start_byte, s.start + 4 * SIGNATURE_MAX)))
-        return _cap(f"{head} {_decode(data, name.start_byte, name.end_byte)}".strip(), SIGNATURE_MAX)
-    if body is not None and body.start_byte > start:
-        end = body.start_byte
-    elif s.first_member is not None and s.first_member > start:  # no body node: the header ends at its first member
-        end = s.first_member
-    else:
-        end = s.header_end or s.end
-    i = bisect_left(comment_starts, start)
-    if i < len(comment_starts) and comment_starts[i] < end:
-        end = comment_starts[i]
-    end = min(end, start + 4 * SIGNATURE_MAX)
-    text = _collapse(_decode(data, start, end))
-    text = _OPEN_WS.sub(r"\1", text)
-    text = _CLOSE_WS.sub(r"\1", text)
-    text = _TRAILING_COMMA.sub(r"\1", text)
-    text = text.rstrip(" :{;").rstrip()
-    if text.endswith(" ="):  # def f(x: Int): Int = / f x y = (the body follows the "=")
-        text = text[:-2].rstrip()
-    return _cap(text, SIGNATURE_MAX)
 
 
 def _nodes(values) -> list[Any]:
