@@ -16,6 +16,7 @@ import pytest
 
 import hookgraph.parse as parse_module
 from hookgraph.parse.languages import REGISTRY, language_for_path, load_language
+from hookgraph.parse.scopes import _role
 from hookgraph.parse import parse_file
 from hookgraph.parse.units import EDGE_KINDS, UNIT_KINDS
 
@@ -89,7 +90,7 @@ def test_query_captures_follow_the_convention():
         query = load_language(lang).query
         for i in range(query.capture_count):
             name = query.capture_name(i)
-            role, kind = parse_module._role(name)
+            role, kind = _role(name)
             assert role != "ignore" or name.startswith("_"), (lang, name)
             if role in ("def", "defname"):
                 assert kind in UNIT_KINDS, (lang, name)
