@@ -9,90 +9,30 @@ Nothing here branches on a language name, and nothing recurses over the
 syntax tree: the query engine (C) finds the nodes, then two linear sweeps over
 byte ranges decide nesting and attribute references, so 5,000 levels of
 nesting cost no Python stack.
+
+Where each part lives:
+
+- :mod:`.dispatch`: :func:`parse_file` and :func:`parse_bytes`, which parser reads a file;
+- :mod:`.code`: tree-sitter code, with :mod:`.scopes` (captures and nesting), :mod:`.comments`
+  (doc comments), :mod:`.references` (edge targets) and :mod:`.signatures`;
+- :mod:`.blocks`: Vue/Svelte ``<script>`` blocks; :mod:`.documents`: Markdown/reST sections;
+  :mod:`.fallback`: formats without a grammar, and plain text;
+- :mod:`.fingerprint`: the file unit's text; :mod:`.text`: lines, decoding and doc cleaning.
 """
 
 from __future__ import annotations
 
-import logging
+from .dispatch import parse_bytes, parse_file
+from .signatures import SIGNATURE_MAX
+from .units import CodeUnit as CodeUnit, Edge as Edge, ParsedFile as ParsedFile
 
-from .blocks import _parse_blocks
-from .code import _parse_code
-from .documents import _parse_document
-from .languages import language_for, load_language, reparse_languages, TEXT_LANGUAGE
-from .text import _basename, _LineIndex
-from .units import CodeUnit, ParsedFile
-# public names of hookgraph.parse, as before the split
-from .code import FUNCTION_KINDS as FUNCTION_KINDS, CLASS_KINDS as CLASS_KINDS, VALUE_KINDS as VALUE_KINDS, EDGE_KIND_OF_REFERENCE as EDGE_KIND_OF_REFERENCE
-from .fingerprint import FINGERPRINT_NAMES_MAX as FINGERPRINT_NAMES_MAX, FINGERPRINT_MEMBERS_MAX as FINGERPRINT_MEMBERS_MAX
+# Names importable from hookgraph.parse before it was split into modules, kept so.
+from .code import (
+    CLASS_KINDS as CLASS_KINDS, EDGE_KIND_OF_REFERENCE as EDGE_KIND_OF_REFERENCE, FUNCTION_KINDS as FUNCTION_KINDS,
+    VALUE_KINDS as VALUE_KINDS,
+)
+from .fingerprint import FINGERPRINT_MEMBERS_MAX as FINGERPRINT_MEMBERS_MAX, FINGERPRINT_NAMES_MAX as FINGERPRINT_NAMES_MAX
 from .references import TARGET_FULL_MAX as TARGET_FULL_MAX
-from .signatures import SIGNATURE_MAX as SIGNATURE_MAX
 from .text import SENTENCE_MAX as SENTENCE_MAX
 
 __all__ = ["parse_file", "parse_bytes", "SIGNATURE_MAX"]
-
-log = logging.getLogger(__name__)
-
-
-def parse_file(path: str, data: bytes, *, text_chunks: bool = True) -> ParsedFile | None:
-    """Parse one file's bytes, its language decided from its name and content
-    (:func:`hookgraph.parse.languages.language_for`).
-
-    A file of no known language is plain text cut into chunks, or ``None``
-    with ``text_chunks=False`` (so is a known plain-text format). Never raises
-    on any input: syntax errors yield what tree-sitter recovered
-    (``had_errors=True``); invalid UTF-8 is decoded with replacement
-    characters in text fields while lines come from byte offsets.
-    """
-    lang = language_for(path, data)
-    if lang is None:
-        if not text_chunks:
-            return None
-        parsed = parse_bytes(path, data, TEXT_LANGUAGE)
-        parsed.language = None  # the file's language stays unknown; its units are text
-        return parsed
-    if not text_chunks and load_language(lang).spec.fallback == "chunks":
-        return None
-    parsed = parse_bytes(path, data, lang)
-    if parsed.had_errors:
-        for other in reparse_languages(lang, path):
-            candidate = parse_bytes(path, data, other)
-            if _definitions(candidate) > _definitions(parsed):
-                parsed = candidate
-    return parsed
-
-
-def _definitions(parsed: ParsedFile) -> int:
-    """How many units a parse found besides the file itself (which parse of a dialect kept more)."""
-    return sum(1 for u in parsed.units if u.kind != "file")
-
-
-def parse_bytes(path: str, data: bytes, lang: str) -> ParsedFile:
-    """Parse ``data`` as language ``lang`` (a registry id), whatever the path says."""
-    language = load_language(lang)
-    if not isinstance(data, (bytes, bytearray, memoryview)):
-        data = str(data).encode("utf-8", "surrogatepass")
-    data = bytes(data)
-    try:
-        if language.spec.sections:
-            return _parse_document(path, data, language.spec, language.spec.sections)
-        if language.spec.blocks is not None:
-            return _parse_blocks(path, data, language)
-        if language.spec.fallback:
-            from .fallback import parse_fallback
-
-            return parse_fallback(path, data, language)
-        return _parse_code(path, data, language)
-    except Exception:  # a hook must never die on one odd file
-        log.warning("hookgraph: could not parse %s; indexing it as a bare file", path, exc_info=True)
-        lines = _LineIndex(data)
-        unit = CodeUnit(
-            path=path,
-            kind="file",
-            name=_basename(path),
-            qualname=path,
-            start_line=1,
-            end_line=lines.count,
-            language=lang,
-            text=path,
-        )
-        return ParsedFile(path=path, language=lang, units=[unit], edges=[], had_errors=True)
