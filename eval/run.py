@@ -88,7 +88,11 @@ RESULTS_MD = EVAL_DIR / "RESULTS.md"
 
 #: Source files whose content decides what an index holds (not how it is ranked).
 RECIPE_FILES = ("parse/compose.py", "parse/__init__.py", "parse/words.py", "parse/fallback.py", "store/__init__.py",
-                "sync/__init__.py", "parse/filters.py", "parse/units.py")
+                "sync/__init__.py", "parse/filters.py", "parse/units.py",
+                # the parser that was parse/__init__.py, split by job (issue 30 item 5)
+                "parse/dispatch.py", "parse/code.py", "parse/scopes.py", "parse/comments.py", "parse/references.py",
+                "parse/signatures.py", "parse/blocks.py", "parse/documents.py", "parse/fingerprint.py",
+                "parse/text.py")
 
 SEARCH_KINDS = ("nl", "identifier")
 GRAPH_KINDS = ("callers", "callees")

@@ -16,6 +16,7 @@ import pytest
 
 import hookgraph.parse as parse_module
 from hookgraph.parse.languages import REGISTRY, language_for_path, load_language
+from hookgraph.parse.scopes import _role
 from hookgraph.parse import parse_file
 from hookgraph.parse.units import EDGE_KINDS, UNIT_KINDS
 
@@ -89,7 +90,7 @@ def test_query_captures_follow_the_convention():
         query = load_language(lang).query
         for i in range(query.capture_count):
             name = query.capture_name(i)
-            role, kind = parse_module._role(name)
+            role, kind = _role(name)
             assert role != "ignore" or name.startswith("_"), (lang, name)
             if role in ("def", "defname"):
                 assert kind in UNIT_KINDS, (lang, name)
@@ -97,11 +98,20 @@ def test_query_captures_follow_the_convention():
                 assert parse_module.EDGE_KIND_OF_REFERENCE[kind] in EDGE_KINDS, (lang, name)
 
 
+#: The modules of the parser (once all of parse/__init__.py): none of them may name a language.
+PARSER_MODULES = (
+    "__init__", "dispatch", "code", "scopes", "comments", "references", "signatures", "text", "fingerprint",
+    "documents", "blocks",
+)
+
+
 def test_parser_has_no_language_branches():
-    """Language support is data: parse.py never names a language."""
-    source = Path(parse_module.__file__).read_text()
-    for lang in REGISTRY:
-        assert not re.search(rf"[\"']{re.escape(lang)}[\"']", source), lang
+    """Language support is data: the parser's modules never name a language."""
+    package = Path(parse_module.__file__).parent
+    for module in PARSER_MODULES:
+        source = (package / f"{module}.py").read_text()
+        for lang in REGISTRY:
+            assert not re.search(rf"[\"']{re.escape(lang)}[\"']", source), (module, lang)
 
 
 # --------------------------------------------------------------------------- broken input
