@@ -41,9 +41,7 @@ Tables:
 
 from __future__ import annotations
 
-import math
 import re
-from array import array
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -52,60 +50,22 @@ from typing import TYPE_CHECKING, Any, cast
 import apsw
 
 from hookgraph.store import faults
+from hookgraph.store.connection import connect, load_vec
+from hookgraph.store.errors import REBUILD, SchemaUpgradeNeeded, StoreError, UntrustedStoreError, damaged
+from hookgraph.store.paths import (
+    DB_DIRNAME, DB_FILENAME, SIDECARS, check_no_links, db_path, quarantine, remove_database,
+)
+from hookgraph.store.vectors import dequantize, float_blob_to_int8, quantize, window_key
+
+__all__ = [
+    "DB_DIRNAME", "DB_FILENAME", "REBUILD", "SIDECARS", "SchemaUpgradeNeeded", "StoreError", "UntrustedStoreError",
+    "check_no_links", "damaged", "db_path", "dequantize", "quantize", "quarantine", "remove_database", "window_key",
+]
 
 if TYPE_CHECKING:  # numpy is imported where vectors are handled: a hook that
     import numpy as np  # touches no code must not pay ~80 ms for it
 
 SCHEMA_VERSION = 5
-DB_DIRNAME = ".hookgraph"
-DB_FILENAME = "index.db"
-
-
-class StoreError(Exception):
-    """The database cannot be used as it is; the message says what to do.
-
-    ``cause`` is one of :data:`hookgraph.store.faults.CAUSES` when it is
-    known; only a ``movable`` one (damaged, foreign, untrusted, newer) is ever
-    moved aside by ``index --full``.
-    """
-
-    cause = "unusable"
-
-    def __init__(self, message: str, *, cause: str | None = None, problem: str | None = None) -> None:
-        super().__init__(message)
-        if cause is not None:
-            self.cause = cause
-        #: What is wrong, without the remedy (which depends on who reads the file: index or snapshot).
-        self.problem = problem or message.split("; hookgraph will not use it")[0].split(": rebuild it with")[0]
-
-    @property
-    def movable(self) -> bool:
-        return self.cause in faults.MOVABLE
-
-    @classmethod
-    def of(cls, fault: faults.StoreFault) -> StoreError:
-        return cls(fault.message, cause=fault.cause, problem=fault.problem)
-
-
-class SchemaUpgradeNeeded(StoreError):
-    """A store written by an older hookgraph, opened read-only: it must be migrated by a writer first."""
-
-    cause = "older-schema"
-
-
-class UntrustedStoreError(StoreError):
-    """The database holds something hookgraph never writes: planted SQL or paths leaving the repository."""
-
-    cause = "untrusted"
-
-
-REBUILD = faults.REBUILD
-
-
-def damaged(path: Path, exc: BaseException) -> StoreError:
-    """The error for SQLite failing on a database: its real cause (:func:`faults.diagnose`), never a guess."""
-    return StoreError.of(faults.diagnose(path, exc))
-
 
 def _migration_1(db: apsw.Connection) -> None:
     db.execute(
@@ -202,7 +162,7 @@ def _migration_3(db: apsw.Connection) -> None:
         db.execute("CREATE TEMP TABLE vec_migrate(id INTEGER PRIMARY KEY, embedding BLOB NOT NULL, language TEXT)")
         batch: list[tuple[int, bytes, str]] = []
         for rowid, embedding, language in db.execute("SELECT rowid, embedding, language FROM vec_units"):
-            batch.append((rowid, _float_blob_to_int8(embedding, dims), language))
+            batch.append((rowid, float_blob_to_int8(embedding, dims), language))
             if len(batch) >= 1000:
                 db.executemany("INSERT INTO temp.vec_migrate VALUES (?, ?, ?)", batch)
                 batch.clear()
@@ -216,7 +176,7 @@ def _migration_3(db: apsw.Connection) -> None:
     for text_hash, embedding in cached:
         if isinstance(embedding, bytes) and len(embedding) == 4 * dims:
             db.execute("UPDATE vector_cache SET embedding = ? WHERE text_hash = ?",
-                       (_float_blob_to_int8(embedding, dims), text_hash))
+                       (float_blob_to_int8(embedding, dims), text_hash))
         elif not (isinstance(embedding, bytes) and len(embedding) == dims):
             db.execute("DELETE FROM vector_cache WHERE text_hash = ?", (text_hash,))
 
@@ -293,12 +253,6 @@ def _migration_4(db: apsw.Connection) -> None:
     )
 
 
-def _float_blob_to_int8(blob: bytes, dims: int) -> bytes:
-    import numpy as np
-
-    return quantize(np.frombuffer(blob, dtype=np.float32, count=dims))
-
-
 def _migration_5(db: apsw.Connection) -> None:
     """Vectors as a queue (issue 12): syncs never wait for the model.
 
@@ -356,55 +310,6 @@ _VEC_TABLE_RE = re.compile(
 )
 
 
-def quantize(vector: Any) -> bytes:
-    """A vector as the store keeps it: int8, scaled so its largest component is +-127.
-
-    Cosine distance is the same for any positive scale, so KNN over these
-    ranks like the float vector up to rounding (a per-vector scale keeps all
-    8 bits; sqlite-vec's fixed ``unit`` scale would waste most of them on
-    384-dim unit vectors, whose components are mostly below 0.2). An int8
-    array (a cached or snapshot vector) is passed through. A plain sequence
-    of floats (a query vector) is quantized without numpy, with numpy's
-    float32 arithmetic, so it gives the same bytes as its float32 array.
-    """
-    if getattr(vector, "dtype", None) is None:
-        return _quantize_floats(vector)
-    import numpy as np
-
-    arr = np.asarray(vector)
-    if arr.dtype == np.int8:
-        return arr.tobytes()
-    arr = arr.astype(np.float32, copy=False)
-    peak = float(np.abs(arr).max()) if arr.size else 0.0
-    if peak == 0.0 or not np.isfinite(peak):
-        return np.zeros(arr.shape, dtype=np.int8).tobytes()
-    return np.clip(np.rint(arr * (127.0 / peak)), -127, 127).astype(np.int8).tobytes()
-
-
-def _quantize_floats(values: Any) -> bytes:
-    """:func:`quantize` of a sequence of floats, in pure Python (``ask`` never imports numpy).
-
-    ``array('f')`` rounds to float32 as numpy's cast does, a float32 product
-    is the float64 product rounded to float32 (exact before rounding), and
-    ``round`` rounds half to even like ``np.rint``.
-    """
-    floats = array("f", values)
-    peak = max(map(abs, floats), default=0.0)
-    if peak == 0.0 or not math.isfinite(sum(floats)):  # any inf or nan: numpy's peak is not finite either
-        return bytes(len(floats))
-    scale = array("f", [127.0 / peak])[0]
-    scaled = array("f", [x * scale for x in floats])
-    return array("b", [max(-127, min(127, round(x))) for x in scaled]).tobytes()
-
-
-def dequantize(blob: bytes) -> Any:
-    """A stored int8 embedding as a float32 unit vector (for tests and tools; search never needs it)."""
-    import numpy as np
-
-    arr = np.frombuffer(blob, dtype=np.int8).astype(np.float32)
-    norm = float(np.linalg.norm(arr))
-    return arr / norm if norm > 0 else arr
-
 #: SQLite's own tables, which may or may not exist (``sqlite_sequence`` stays
 #: after the vec table is dropped by a full rebuild).
 _INTERNAL_TABLES = frozenset({
@@ -434,7 +339,7 @@ def _reference_schema(version: int, dims: int | None) -> frozenset[_SchemaRow]:
         db = apsw.Connection(":memory:")
         try:
             if dims is not None:
-                _load_vec(db)
+                load_vec(db)
             for migration in MIGRATIONS[:version]:
                 migration(db)
             if dims is not None:
@@ -483,98 +388,6 @@ class UnitRow:
 UNIT_COLUMNS = "id, path, kind, name, qualname, parent, start_line, end_line, language, signature, docstring"
 
 
-def db_path(root: Path) -> Path:
-    return root / DB_DIRNAME / DB_FILENAME
-
-
-def _vec_extension_path() -> str:
-    """sqlite-vec's loadable library, found without importing ``sqlite_vec``.
-
-    Importing it pulls in numpy and the stdlib sqlite3 (~80-150 ms), which a
-    hook for a commit without code changes must not pay.
-    """
-    import importlib.util
-
-    spec = importlib.util.find_spec("sqlite_vec")
-    if spec is None or not spec.submodule_search_locations:
-        raise StoreError("the sqlite-vec package is missing: reinstall hookgraph")
-    return str(Path(next(iter(spec.submodule_search_locations))) / "vec0")
-
-
-def _load_vec(db: apsw.Connection) -> None:
-    db.enable_load_extension(True)
-    try:
-        db.load_extension(_vec_extension_path())
-    finally:
-        db.enable_load_extension(False)
-
-
-#: Files SQLite keeps beside a database; none of them may be a symlink.
-SIDECARS = ("-wal", "-shm", "-journal")
-
-
-def check_no_links(path: Path) -> None:
-    """Refuse a database whose directory, file or sidecar files are symlinks.
-
-    ``.hookgraph/`` lives in the work tree, so a commit can plant a symlink
-    there (``index.db-wal -> ~/.bashrc``); SQLite would follow it, reading or
-    overwriting a file outside the repository.
-    """
-    for candidate in (path.parent, path, *(path.with_name(path.name + s) for s in SIDECARS)):
-        if candidate.is_symlink():
-            raise UntrustedStoreError(
-                f"{candidate} is a symlink: hookgraph never follows links out of "
-                f"{path.parent.name}/ (was it committed by someone?); remove it"
-            )
-    if path.parent.exists() and not path.parent.is_dir():
-        if _tracked(path.parent):  # someone's file, in git: never advise deleting it
-            raise StoreError(f"{path.parent} is a file git tracks, and hookgraph keeps its index in a folder of "
-                             f"that name: rename it in git (`git mv {path.parent.name} <new name>` and commit), "
-                             "or leave hookgraph out of this repository")
-        raise StoreError(f"{path.parent} is not a directory: remove it, then run `hookgraph index`")
-
-
-def _tracked(path: Path) -> bool:
-    """Whether git tracks ``path`` in the repository around it (False when that cannot be told)."""
-    from hookgraph import git
-
-    try:
-        git.run(["ls-files", "--error-unmatch", "--", path.name], path.parent)
-    except Exception:  # noqa: BLE001 - not tracked, or no git here
-        return False
-    return True
-
-
-def quarantine(path: Path) -> Path:
-    """Move an unusable database (and its sidecars) aside, for ``index --full``; returns where.
-
-    The WAL must go with it: a stale ``-wal`` beside a new database would be
-    replayed into it.
-    """
-    import time
-
-    stamp = time.strftime("%Y%m%d-%H%M%S")
-    dest = path.with_name(f"{path.name}.broken-{stamp}")
-    n = 1
-    while dest.exists():
-        n += 1
-        dest = path.with_name(f"{path.name}.broken-{stamp}-{n}")
-    for suffix in ("", *SIDECARS):
-        source = path.with_name(path.name + suffix)
-        if source.exists() or source.is_symlink():
-            source.rename(dest.with_name(dest.name + suffix))
-    return dest
-
-
-def remove_database(path: Path) -> None:
-    """Delete a database this process created and could not finish, with its sidecars."""
-    for suffix in ("", *SIDECARS):
-        try:
-            path.with_name(path.name + suffix).unlink()
-        except FileNotFoundError:
-            pass
-
-
 class Store:
     """An open ``index.db``. Use as a context manager or call ``close()``.
 
@@ -596,25 +409,14 @@ class Store:
                 path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
                 raise StoreError.of(faults.diagnose(path, exc)) from None
-        flags = apsw.SQLITE_OPEN_READONLY if readonly else apsw.SQLITE_OPEN_READWRITE | apsw.SQLITE_OPEN_CREATE
-        flags |= getattr(apsw, "SQLITE_OPEN_NOFOLLOW", 0)
-        name = str(path)
         #: Opened as ``immutable=1`` (read-only, no ``-shm``): by default where nothing can write the
         #: file or create a ``-shm`` beside it (:func:`faults.can_read_immutable`).
         if immutable is None:
             immutable = readonly and faults.read_only_fault(path) is not None and faults.can_read_immutable(path)
         self.immutable = bool(immutable and readonly)
-        if self.immutable:
-            from urllib.parse import quote
-
-            name, flags = f"file:{quote(str(path.absolute()))}?immutable=1", flags | apsw.SQLITE_OPEN_URI
         self._db: apsw.Connection | None = None
         try:
-            self._db = apsw.Connection(name, flags=flags)
-            self.db.setbusytimeout(30_000)
-            _load_vec(self.db)
-            self.db.execute("PRAGMA trusted_schema=OFF")
-            self.db.execute("PRAGMA cell_size_check=ON")
+            self._db = connect(path, readonly=readonly, immutable=self.immutable)
             version = self._check_version()
             self._check_schema(version)
             if not readonly:
@@ -1241,7 +1043,3 @@ class Store:
     def iter_files(self) -> Iterator[tuple[str, str, str | None, str]]:
         yield from self.db.execute("SELECT path, blob, language, status FROM files ORDER BY path")
 
-
-def window_key(text_hash: bytes, n: int) -> bytes:
-    """The vector key of window ``n`` (> 0) of the text keyed ``text_hash`` (16 bytes): ``<key>#<n>``."""
-    return text_hash + b"#%d" % n
