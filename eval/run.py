@@ -87,7 +87,9 @@ QUESTIONS_DIR = EVAL_DIR / "questions"
 RESULTS_MD = EVAL_DIR / "RESULTS.md"
 
 #: Source files whose content decides what an index holds (not how it is ranked).
-RECIPE_FILES = ("parse/compose.py", "parse/__init__.py", "parse/words.py", "parse/fallback.py", "store/__init__.py",
+RECIPE_FILES = ("parse/compose.py", "parse/__init__.py", "parse/words.py", "parse/fallback.py",
+                "store/base.py", "store/connection.py", "store/errors.py", "store/paths.py", "store/reads.py",
+                "store/schema.py", "store/store.py", "store/vectors.py", "store/writes.py",
                 "sync/__init__.py", "parse/filters.py", "parse/units.py",
                 # the parser that was parse/__init__.py, split by job (issue 30 item 5)
                 "parse/dispatch.py", "parse/code.py", "parse/scopes.py", "parse/comments.py", "parse/references.py",
@@ -947,6 +949,11 @@ def apply_overrides(settings: list[str], embedder: CachingEmbedder) -> None:
         elif isinstance(current, tuple):
             value = tuple(type(current[0])(part) for part in raw.split(","))
         setattr(module, attr, value)
+        # A package's face re-exports constants that its modules read (``store.FTS_WEIGHTS`` lives in
+        # hookgraph/store/reads.py): set them there too, or the override would silently change nothing.
+        for name, submodule in list(sys.modules.items()):
+            if name.startswith(f"hookgraph.{module_name}.") and getattr(submodule, attr, None) is current:
+                setattr(submodule, attr, value)
 
 
 def ask(q: Question, store: Any, embedder: Any, hybrid_only: bool) -> list[Scored]:

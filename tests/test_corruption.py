@@ -15,7 +15,8 @@ from pathlib import Path
 import apsw
 import pytest
 
-from hookgraph.store import MIGRATIONS, _load_vec, db_path
+from hookgraph.store import MIGRATIONS, db_path
+from hookgraph.store.connection import load_vec
 from tests.conftest import index_now, make_repo, run_cli
 from tests.reliability import record, store_state, tree
 
@@ -39,7 +40,7 @@ def good_index(tmp_path_factory: pytest.TempPathFactory, embedder) -> tuple[Path
 def _sql(*statements: str) -> Callable[[Path], None]:
     def damage(db: Path) -> None:
         con = apsw.Connection(str(db))
-        _load_vec(con)
+        load_vec(con)
         for statement in statements:
             con.execute(statement)
         con.execute("PRAGMA wal_checkpoint(TRUNCATE)")

@@ -217,3 +217,29 @@ def test_the_confidence_fit_recovers_a_known_logistic_model() -> None:
     p = predict(b, x)
     assert ((p >= 0.5) == (y == 1)).mean() > 0.75
     assert abs((p[y == 0] < 0.5).mean() - (p[y == 1] >= 0.5).mean()) < 0.1  # both classes recalled alike
+
+
+def test_a_set_override_of_a_re_exported_store_constant_reaches_the_code_that_reads_it(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--set store.FTS_WEIGHTS=...`` (eval/RESULTS.md) must change the BM25 weights a query uses.
+
+    hookgraph.store's face re-exports FTS_WEIGHTS from store/reads.py, where ``fts_search`` reads it.
+    """
+    from hookgraph import store as store_package
+    from hookgraph.store import Store
+    from hookgraph.store import reads
+
+    for module in (store_package, reads):
+        monkeypatch.setattr(module, "FTS_WEIGHTS", module.FTS_WEIGHTS)  # restored after the test
+    monkeypatch.setattr(run, "RECIPE_OVERRIDES", [])
+    run.apply_overrides(["store.FTS_WEIGHTS=0,0,0,0,0,1"], embedder=None)  # type: ignore[arg-type]
+    assert run.RECIPE_OVERRIDES == ["store.FTS_WEIGHTS=0,0,0,0,0,1"]
+    with Store(tmp_path / "index.db", create=True) as store, store.transaction():
+        name_hit = store.insert_unit(("a.py", "function", "ledger", "ledger", None, 1, 2, "python", "", "", None),
+                                     ("ledger", "ledger", "a.py", "", "", "pass"))
+        body_hit = store.insert_unit(("b.py", "function", "other", "other", None, 1, 2, "python", "", "", None),
+                                     ("other", "other", "b.py", "", "", "ledger ledger"))
+        # only the body column counts now: the unit named "ledger" scores nothing
+        assert [uid for uid, score in store.fts_search("ledger", 10) if score > 0] == [body_hit]
+        assert name_hit != body_hit

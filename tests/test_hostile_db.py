@@ -21,7 +21,8 @@ import apsw
 import pytest
 
 from hookgraph.store import snapshot as snapfiles
-from hookgraph.store import Store, _load_vec, db_path
+from hookgraph.store import Store, db_path
+from hookgraph.store.connection import load_vec
 from tests.conftest import index_now, git, make_repo, run_cli
 from tests.reliability import OpenWatcher, record, store_state, tree
 
@@ -59,7 +60,7 @@ def outside(tmp_path: Path, legit_snapshot: bytes) -> Path:
 def _craft(snapshot: bytes, path: Path, *statements: str) -> None:
     path.write_bytes(snapshot)
     con = apsw.Connection(str(path))
-    _load_vec(con)
+    load_vec(con)
     con.execute("PRAGMA trusted_schema=ON")  # we are the attacker here
     for statement in statements:
         con.execute(statement)

@@ -10,9 +10,11 @@ import numpy as np
 import pytest
 
 from hookgraph.store import (
-    MIGRATIONS, SCHEMA_VERSION, Store, StoreError, UntrustedStoreError, _load_vec, _vec_table_sql, dequantize, quantize,
+    MIGRATIONS, SCHEMA_VERSION, Store, StoreError, UntrustedStoreError, dequantize, quantize,
 )
 from hookgraph.parse.words import identifier_words
+from hookgraph.store.connection import load_vec
+from hookgraph.store.schema import vec_table_sql
 
 
 def test_new_store_is_migrated_and_reopens(tmp_path: Path) -> None:
@@ -117,12 +119,12 @@ def test_int8_knn_ranks_like_float_cosine(tmp_path: Path) -> None:
 def _schema_2_store(path: Path, vectors: list[np.ndarray]) -> None:
     """A store as hookgraph wrote it before int8 (schema 2, float32 vec table), with a cached orphan."""
     db = apsw.Connection(str(path))
-    _load_vec(db)
+    load_vec(db)
     with db:
         for migration in MIGRATIONS[:2]:
             migration(db)
         db.execute("PRAGMA user_version=2")
-        db.execute(_vec_table_sql(len(vectors[0]), int8=False))
+        db.execute(vec_table_sql(len(vectors[0]), int8=False))
         for i, v in enumerate(vectors, start=1):
             db.execute("INSERT INTO vectors(id, text_hash) VALUES (?, ?)", (i, f"h{i}"))
             db.execute("INSERT INTO vec_units(rowid, embedding, language) VALUES (?, ?, 'python')", (i, v.tobytes()))
@@ -162,9 +164,9 @@ def test_int8_table_in_a_schema_2_store_is_refused(tmp_path: Path) -> None:
     path = tmp_path / "index.db"
     _schema_2_store(path, [np.full(8, 8 ** -0.5, np.float32)])
     db = apsw.Connection(str(path))
-    _load_vec(db)
+    load_vec(db)
     db.execute("DROP TABLE vec_units")
-    db.execute(_vec_table_sql(8, int8=True))
+    db.execute(vec_table_sql(8, int8=True))
     db.close()
     with pytest.raises(UntrustedStoreError):
         Store(path)
@@ -194,12 +196,12 @@ def _schema_3_store(path: Path, vectors: list[np.ndarray]) -> dict[str, int]:
     ``vectors``: 1 (f), 3 (g's windows), 2 (the cached text's windows). Returns the unit ids.
     """
     db = apsw.Connection(str(path))
-    _load_vec(db)
+    load_vec(db)
     with db:
         for migration in MIGRATIONS[:3]:
             migration(db)
         db.execute("PRAGMA user_version=3")
-        db.execute(_vec_table_sql(len(vectors[0]), int8=True))
+        db.execute(vec_table_sql(len(vectors[0]), int8=True))
         keys = [(1, _hex_key("f"), None, 1, 0), (2, _hex_key("g"), None, 3, 1),
                 (3, _hex_key("g") + "#1", 2, 1, 0), (4, _hex_key("g") + "#2", 2, 1, 0)]
         for (vid, key, head, windows, truncated), v in zip(keys, vectors):

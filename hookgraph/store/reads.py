@@ -1,0 +1,250 @@
+"""The store's queries: files, units, full text, vectors (KNN), edges, the embedding queue, counts.
+
+Nothing here writes. Searches (:mod:`hookgraph.search`), the graph commands
+and ``status`` read through these; so does a sync deciding what to write.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+
+import apsw
+
+from hookgraph.store.base import StoreBase
+from hookgraph.store.vectors import quantize
+
+if TYPE_CHECKING:  # numpy is imported where vectors are handled: a hook that
+    import numpy as np  # touches no code must not pay ~80 ms for it
+
+#: FTS column weights for bm25(): a hit in the name outweighs one in the body.
+FTS_WEIGHTS = (10.0, 6.0, 2.0, 3.0, 2.0, 1.0)
+
+
+@dataclass(frozen=True)
+class UnitRow:
+    """A unit as read back from the store."""
+
+    id: int
+    path: str
+    kind: str
+    name: str
+    qualname: str
+    parent: str | None
+    start_line: int
+    end_line: int
+    language: str
+    signature: str
+    docstring: str
+
+
+UNIT_COLUMNS = "id, path, kind, name, qualname, parent, start_line, end_line, language, signature, docstring"
+
+
+class StoreReads(StoreBase):
+    """The read queries of :class:`~hookgraph.store.Store`."""
+
+    # -- files --------------------------------------------------------------------
+
+    def file_map(self) -> dict[str, str]:
+        """``{path: blob}`` of everything the last sync saw."""
+        # files: path TEXT PRIMARY KEY, blob TEXT NOT NULL
+        return dict(cast("list[tuple[str, str]]", self.db.execute("SELECT path, blob FROM files").fetchall()))
+
+    def paths_with_status(self, status: str) -> list[str]:
+        """The paths whose file row has this status (``skipped:parser-crash``), sorted."""
+        rows = cast("list[tuple[str]]", self.db.execute(
+            "SELECT path FROM files WHERE status = ? ORDER BY path", (status,)).fetchall())
+        return [path for (path,) in rows]
+
+    def iter_files(self) -> Iterator[tuple[str, str, str | None, str]]:
+        yield from self.db.execute("SELECT path, blob, language, status FROM files ORDER BY path")
+
+
+    # -- units, text, edges -------------------------------------------------------
+
+    def units_by_ids(self, ids: Iterable[int]) -> dict[int, UnitRow]:
+        return {row[0]: UnitRow(*row) for row in self.rows_in(f"SELECT {UNIT_COLUMNS} FROM units WHERE id IN ({{in}})", ids)}
+
+    def units_where(self, clause: str, params: Sequence[Any] = ()) -> list[UnitRow]:
+        return [UnitRow(*row) for row in self.db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE {clause}", params)]
+
+    def fts_search(self, match: str, limit: int) -> list[tuple[int, float]]:
+        """``(unit id, bm25 score)`` best first; bm25() is negative, we return it positive."""
+        weights = ", ".join(str(w) for w in FTS_WEIGHTS)
+        try:
+            rows = cast("list[tuple[int, float]]", self.db.execute(
+                f"SELECT rowid, -bm25(fts_units, {weights}) AS score FROM fts_units "
+                "WHERE fts_units MATCH ? ORDER BY score DESC LIMIT ?",
+                (match, limit),
+            ).fetchall())
+        except apsw.SQLError:
+            return []
+        return [(int(r[0]), float(r[1])) for r in rows]
+
+    def edges_from(self, unit_ids: Sequence[int], kind: str | None = None) -> list[tuple[int, str, str, str, int]]:
+        """``(source unit, kind, target, target_full, line)`` for edges leaving these units."""
+        sql = "SELECT source_unit, kind, target, coalesce(target_full, target), line FROM edges WHERE source_unit IN ({in})"
+        if kind:
+            return self.rows_in(sql + " AND kind = ?", unit_ids, after=[kind])
+        return self.rows_in(sql, unit_ids)
+
+    def edges_to(self, names: Sequence[str], kind: str) -> list[tuple[int, str, str, int]]:
+        """``(source unit, target, target_full, line)`` for edges of ``kind`` naming any of ``names``."""
+        return self.rows_in(
+            "SELECT source_unit, target, coalesce(target_full, target), line FROM edges WHERE kind = ? AND target IN ({in})",
+            names, before=[kind],
+        )
+
+
+    # -- vectors ------------------------------------------------------------------
+
+    def vector_ids(self, text_hashes: Iterable[bytes]) -> dict[bytes, int]:
+        """Which of these text hashes already have a vector, and its id."""
+        return {
+            text_hash: int(vid)
+            for text_hash, vid in self.rows_in("SELECT text_hash, id FROM vectors WHERE text_hash IN ({in})", text_hashes)
+        }
+
+    def vector_info(self, text_hashes: Iterable[bytes]) -> dict[bytes, tuple[int, int, bool]]:
+        """``{text hash: (first window's vector id, windows, truncated)}`` for the known ones."""
+        return {
+            text_hash: (int(vid), int(windows), bool(truncated))
+            for text_hash, vid, windows, truncated in self.rows_in(
+                "SELECT text_hash, id, windows, truncated FROM vectors WHERE text_hash IN ({in})", text_hashes
+            )
+        }
+
+    def vector_ids_of_units(self, unit_ids: Iterable[int]) -> dict[int, int]:
+        """``{unit id: vector id}`` for the units that have a vector."""
+        return dict(self.rows_in("SELECT id, vector_id FROM units WHERE id IN ({in}) AND vector_id IS NOT NULL", unit_ids))
+
+    def units_for_vectors(self, vector_ids: Iterable[int]) -> dict[int, list[int]]:
+        """``{vector id: [unit ids]}``: several units may share one embedded text."""
+        result: dict[int, list[int]] = {}
+        for uid, vid in self.rows_in("SELECT id, vector_id FROM units WHERE vector_id IN ({in})", vector_ids):
+            result.setdefault(vid, []).append(uid)
+        return result
+
+    def knn(self, query: Sequence[float] | np.ndarray, k: int, language: str | None = None) -> list[tuple[int, float]]:
+        """``(vector id, cosine distance)`` nearest first, optionally within one language.
+
+        A text split into windows counts once, at its best window, under its
+        first window's id (the one units point at).
+        """
+        if not self.has_vector_table():
+            return []
+        extra = 0
+        if self.db.execute("SELECT 1 FROM vectors WHERE head IS NOT NULL LIMIT 1").fetchall():
+            extra = self.integer("SELECT count(*) FROM vectors WHERE head IS NOT NULL")
+        blob = quantize(query)
+        sql = "SELECT rowid, distance FROM vec_units WHERE embedding MATCH vec_int8(?) AND k = ?"
+        params: list[Any] = [blob, min(int(k) + extra, 4096)]  # 4096: sqlite-vec's largest k
+        if language:
+            sql += " AND language = ?"
+            params.append(language)
+        hits = [(int(r[0]), float(r[1])) for r in self.db.execute(sql, params)]
+        if not extra:
+            return hits
+        heads: dict[int, int] = dict(self.rows_in(
+            "SELECT id, head FROM vectors WHERE id IN ({in}) AND head IS NOT NULL", [v for v, _ in hits]
+        ))
+        best: dict[int, float] = {}
+        for vid, distance in hits:  # nearest first: the first window seen is the best
+            best.setdefault(heads.get(vid, vid), distance)
+        return list(best.items())[: int(k)]
+
+    def vector_distances(self, query: Sequence[float] | np.ndarray, vector_ids: Iterable[int]) -> dict[int, float]:
+        """Cosine distance from ``query`` to each of these vectors, as ``knn`` measures it.
+
+        A text split into windows is at the distance of its nearest window,
+        under its first window's id, like in ``knn``.
+        """
+        if not self.has_vector_table():
+            return {}
+        blob = quantize(query)
+        ids = list(vector_ids)
+        windows: dict[int, int] = dict(self.rows_in("SELECT id, head FROM vectors WHERE head IN ({in})", ids))
+        best: dict[int, float] = {}
+        # One point query per vector: vec0 answers ``rowid = ?`` from its
+        # rowid map, but ``rowid IN (...)`` scans every chunk (30 ms at 100k).
+        for rowid in ids + list(windows):
+            rows = cast("list[tuple[float | None]]", self.db.execute(
+                "SELECT vec_distance_cosine(embedding, vec_int8(?)) FROM vec_units WHERE rowid = ?",
+                (blob, rowid),
+            ).fetchall())
+            head = windows.get(rowid, rowid)
+            for (distance,) in rows:
+                if distance is not None and float(distance) < best.get(head, 3.0):
+                    best[head] = float(distance)
+        return best
+
+    def iter_vectors(self) -> Iterator[tuple[bytes, int, bool, bytes]]:
+        """Every stored text as ``(key, windows, truncated, int8 embedding of its windows in order)``."""
+        if not self.has_vector_table():
+            return
+        heads = self.db.execute("SELECT id, text_hash, windows, truncated FROM vectors WHERE head IS NULL").fetchall()
+        for vid, key, windows, truncated in heads:
+            ids = [int(vid)]  # type: ignore[arg-type]
+            if int(windows) > 1:  # type: ignore[arg-type]
+                ids += [int(cast(int, r[0])) for r in self.db.execute(
+                    "SELECT id FROM vectors WHERE head = ? ORDER BY id", (vid,))]
+            parts = []
+            for rowid in ids:
+                rows = self.db.execute("SELECT embedding FROM vec_units WHERE rowid = ?", (rowid,)).fetchall()
+                if not rows or not isinstance(rows[0][0], bytes):
+                    break
+                parts.append(rows[0][0])
+            if len(parts) == len(ids) and isinstance(key, bytes):
+                yield key, len(parts), bool(truncated), b"".join(parts)
+
+
+    # -- the queue of texts without a vector --------------------------------------
+
+    def pending_count(self) -> int:
+        """Distinct texts waiting for a vector."""
+        return self.integer("SELECT count(*) FROM pending")
+
+    def next_pending(self, limit: int) -> list[tuple[bytes, str, str]]:
+        """The next ``limit`` queued texts ``(hash, language, text)``: hooks' texts first, then in order."""
+        rows = cast("list[tuple[bytes, str, str]]", self.db.execute(  # BLOB PRIMARY KEY, TEXT NOT NULL x2
+            "SELECT text_hash, language, text FROM pending ORDER BY priority DESC, seq LIMIT ?", (int(limit),)
+        ).fetchall())
+        return [(bytes(h), str(lang), str(text)) for h, lang, text in rows]
+
+    def pending_of_units(self, unit_ids: Iterable[int]) -> dict[int, tuple[bytes, str]]:
+        """``{unit id: (text hash, composed text)}`` for these units that wait for a vector."""
+        return {
+            int(uid): (bytes(h), str(text))
+            for uid, h, text in self.rows_in(
+                "SELECT u.id, p.text_hash, p.text FROM units u JOIN pending p ON p.text_hash = u.text_hash "
+                "WHERE u.id IN ({in})", unit_ids,
+            )
+        }
+
+
+    # -- status -------------------------------------------------------------------
+
+    def counts(self) -> dict[str, Any]:
+        """Numbers for ``status``: files by status, units by kind, vectors, edges by kind."""
+        def grouped(sql: str) -> dict[str, int]:  # (status or kind: TEXT NOT NULL, count(*))
+            return dict(cast("list[tuple[str, int]]", self.db.execute(sql).fetchall()))
+
+        count = self.integer
+        return {
+            "files": grouped("SELECT status, count(*) FROM files GROUP BY status"),
+            "units": grouped("SELECT kind, count(*) FROM units GROUP BY kind"),
+            "vectors": count("SELECT count(*) FROM vectors WHERE head IS NULL"),
+            "windows": count("SELECT count(*) FROM vectors"),
+            "units_without_vector": count("SELECT count(*) FROM units WHERE vector_id IS NULL AND text_hash IS NULL"),
+            "pending_texts": count("SELECT count(*) FROM pending"),
+            "pending_units": count("SELECT count(*) FROM units WHERE text_hash IS NOT NULL"),
+            "edges": grouped("SELECT kind, count(*) FROM edges GROUP BY kind"),
+            "split_units": count(
+                "SELECT count(*) FROM units u JOIN vectors v ON v.id = u.vector_id WHERE v.windows > 1"
+            ),
+            "truncated_units": count(
+                "SELECT count(*) FROM units u JOIN vectors v ON v.id = u.vector_id WHERE v.truncated"
+            ),
+        }
