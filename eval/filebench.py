@@ -72,6 +72,9 @@ def build_indexes(name: str, repo: Path, embedder: CachingEmbedder, states: tupl
     recipe = RECIPE or recipe_hash(getattr(embedder, "recipe", None) or embedder.model_sha256)
     folder = cache_dir() / "filebench"
     folder.mkdir(parents=True, exist_ok=True)
+    if recipe == "latest":  # each repository's newest complete pair, whatever its recipe
+        built = sorted(folder.glob(f"{name}-*-complete.db"), key=lambda p: p.stat().st_mtime)
+        recipe = built[-1].name.split("-")[-2] if built else recipe_hash(embedder.model_sha256)
     paths = {state: folder / f"{name}-{recipe}-{state}.db" for state in STATES}
     if all(paths[s].exists() for s in states):
         return paths
@@ -143,7 +146,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--set", action="append", default=[], dest="sets")
     ap.add_argument("--misses", action="store_true", help="print each question below NDCG 1 with its ranking")
     ap.add_argument("--dump", help="write every question's ranking and score as JSON here")
-    ap.add_argument("--recipe", help="use the indexes built for this recipe hash (see the cache folder's names)")
+    ap.add_argument("--recipe", help="use the indexes built for this recipe hash (see the cache folder's names); "
+                    "'latest': each repository's newest")
     ap.add_argument("--try", action="append", default=[], dest="tries",
                     help="a configuration to compare (comma-separated module.NAME=value); repeat to compare several")
     args = ap.parse_args(argv)

@@ -997,3 +997,40 @@ def test_jsdoc_tags_keep_their_words_not_their_markup():
     assert unit(pf, "IANAZone.use").docstring == (
         "Add a new interceptor to the stack\n\nFunction fulfilled\nNumber An ID used to remove interceptor later"
     )
+
+
+RUST_CFG = b"""//! Blocking work.
+
+cfg_rt! {
+    /// Runs the provided closure on a thread where blocking is acceptable.
+    pub fn spawn_blocking<F, R>(f: F) -> JoinHandle<R> {
+        crate::runtime::spawn_blocking(f)
+    }
+
+    pub struct Pool {
+        size: usize,
+    }
+}
+
+cfg_not_rt! {
+    pub fn block_in_place() {}
+}
+
+impl Pool {
+    pub fn size(&self) -> usize {
+        self.size
+    }
+}
+"""
+
+
+def test_rust_items_inside_top_level_cfg_macros_are_units() -> None:
+    """languages.json ``mask`` for Rust: tokio wraps most of its code in ``cfg_rt! { ... }``; tree-sitter sees a
+    token tree there, so ``spawn_blocking`` was no unit (filebench: task/blocking.rs had only its file unit)."""
+    parsed = parse_file("src/task/blocking.rs", RUST_CFG)
+    assert parsed is not None
+    spawn = unit(parsed, "spawn_blocking")
+    assert (spawn.kind, spawn.start_line, spawn.end_line) == ("function", 5, 7)
+    assert "blocking is acceptable" in spawn.docstring
+    assert unit(parsed, "Pool").kind == "struct" and unit(parsed, "block_in_place").start_line == 15
+    assert unit(parsed, "Pool::size").kind == "method"  # the stray closing braces end nothing they should not
