@@ -20,6 +20,7 @@ Lexical search, the graph and freshness are exact when this returns.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -148,6 +149,7 @@ def sync(
     database: Path | None = None,
     background: bool = True,
     snapshots: list[VectorSource] | None = None,
+    defer_offers: bool = False,
 ) -> SyncReport:
     """Bring ``root``'s store in line with ``target``; returns what was done.
 
@@ -164,11 +166,14 @@ def sync(
     ``snapshots``: committed snapshots (besides the checked-out one, which
     shared mode always asks) that may offer vectors; like the caches, they
     offer vectors only, checked before use (:mod:`hookgraph.sync.adopt`).
+    ``defer_offers``: ask neither the caches nor the checked-out snapshot now
+    (their check needs the model): every new text is queued and the embedder
+    checks and adopts what they offer first (:func:`hookgraph.sync.adopt.adopt_waiting`).
     """
     import apsw
 
     args = dict(full=full, reembed=reembed, embedder=embedder, progress=progress, lock_timeout=lock_timeout,
-                database=database, snapshots=snapshots or [])
+                database=database, snapshots=snapshots or [], defer_offers=defer_offers)
     path = database or db_path(root)
     fault = faults.before_writing(path)  # a read-only place or a full disk: say so before any work
     if fault is not None:
@@ -231,6 +236,7 @@ def _sync(
     lock_timeout: float,
     database: Path | None,
     snapshots: list[VectorSource],
+    defer_offers: bool = False,
 ) -> SyncReport:
     full = full or reembed
     started = time.perf_counter()
@@ -252,7 +258,7 @@ def _sync(
         caches = _caches(root) if database is None else []
         priority = PRIORITY_BULK if (full or not stored) else PRIORITY_INCREMENTAL
         # --reembed asks the model for every vector: no cache and no snapshot is read
-        sources = [] if reembed else _sources(root, caches, snapshots, database)
+        sources = [] if reembed else list(snapshots) if defer_offers else _sources(root, caches, snapshots, database)
         embed = _Vectors(store, embedder, root, Offers(sources), priority)
         text_chunks = filters.text_chunks_wanted(root)
         if not full:  # even with nothing to do: a switched model is reported at once
@@ -281,6 +287,10 @@ def _sync(
                             bar.advance()
                 store.drop_unwanted_pending()
                 store.collect_orphan_vectors()
+                if defer_offers and embed.queued:
+                    from hookgraph.sync.adopt import DEFERRED_META
+
+                    store.set_meta(DEFERRED_META, f"{time.time_ns()}-{os.getpid()}")
                 if embed.used or store.get_meta("model_sha256") is None:
                     embed.record_model()
                 if target.kind == "head" and target.commit:

@@ -266,7 +266,9 @@ def build_first_index(root: Path, warnings: list[str]) -> bool:
 
     The snapshot gives no facts: files, units, text and edges come from the
     blobs (seconds), and only vectors under the keys of locally composed
-    texts are taken from it, after a sampled check against the local model.
+    texts are taken from it, after a sampled check against the local model,
+    which the background embedder runs when there is one (then every text
+    waits until the check published the snapshot's vectors all at once).
     Returns whether an index exists afterwards; ``warnings`` gets the sync's
     lines (a rejected snapshot) or why no index could be built.
     """
@@ -278,8 +280,12 @@ def build_first_index(root: Path, warnings: list[str]) -> bool:
     snap = snapshot.snapshot_path(root)
     if not snapshot.is_shared(root) or not (snap.is_file() or snap.is_symlink()) or git.head_commit(root) is None:
         return False
+    from hookgraph.embed.worker import can_run
+
     try:
-        report = sync(root, read_target(root, "head"))
+        # The sampled check needs the model (seconds): with an embedder to hand it to, the first answer
+        # does not wait for it (words and graph answer at once; see hookgraph.sync.adopt).
+        report = sync(root, read_target(root, "head"), defer_offers=can_run(root))
     except (StoreError, SyncError, git.GitError) as exc:
         warnings.append(" ".join(str(exc).split()))
         return False
