@@ -337,3 +337,55 @@ def test_a_garbage_cache_is_named_in_status_and_answers_stay_honest(cached: Repo
     text, refused = _refused(repo, other)
     assert any(str(cache) in line for line in refused) and "refused:   ignored the vector cache" in text
     assert _answers(repo, other) == _honest(repo, tmp_path)
+
+
+# -- a teammate's model change (issue 31, item 5) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("with_snapshot", [True, False], ids=["matching-snapshot", "no-snapshot"])
+def test_a_pulled_model_change_is_followed_with_its_snapshot_or_named_with_the_one_command(
+        author: Repo, tmp_path: Path, with_snapshot: bool) -> None:
+    """A teammate switches the model: with a snapshot embedded by it, the pull adopts it (one line, no local
+    embedding); without one, the pull and ``ask`` name the teammate's commit and `hookgraph index --reembed`."""
+    from hookgraph.embed import Embedder
+    from tests.tiny_models import make_tiny_models
+
+    repo = author
+    tiny = make_tiny_models(tmp_path / "tiny").a
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", str(repo.path), str(mate), cwd=tmp_path)
+    proc = subprocess.run([PYTHON, "-m", "pre_commit", "install"], cwd=mate, env=repo.env(),
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert repo.hookgraph("index", "--wait", cwd=mate).returncode == 0  # the old model's index
+
+    assert repo.hookgraph("model", "use", str(tiny)).returncode == 0
+    if with_snapshot:  # the teammate follows the README: re-embed, then commit (the hook exports the snapshot)
+        assert repo.hookgraph("index", "--reembed", "--wait").returncode == 0, repo.hookgraph("status").stdout
+        repo.commit("use the tiny model")
+    else:  # the setting committed alone, the snapshot still the old model's
+        repo.git("add", ".hookgraph/config.toml")
+        repo.git("commit", "-q", "-m", "use the tiny model", HOOKGRAPH_SKIP="1")
+    change = repo.git("log", "-1", "--format=%h").stdout.strip()
+    repo.entries()
+    pulled = repo.git("pull", "-q", "--no-rebase", cwd=mate)
+    entries = repo.entries()
+    if with_snapshot:
+        warnings = [w for e in entries for w in e.get("warnings", [])]
+        lines = [w for w in warnings if "the model changed" in w]
+        assert len(lines) == 1 and f"commit {change}" in lines[0] and "e5-small-tiny-test" in lines[0], entries
+        assert not any("rejected" in w for w in warnings), warnings
+        merged = [e for e in entries if e.get("hook") == "post-merge"]
+        assert merged and merged[-1]["queued"] == 0 and merged[-1]["pending"] == 0, merged  # every vector adopted
+        status = json.loads(repo.hookgraph("status", "--json", cwd=mate).stdout)
+        assert status["model"]["sha256"] == Embedder(tiny).model_sha256 and status["pending_vectors"] == 0
+        proc = repo.hookgraph("ask", "--json", "send a GET request", cwd=mate)
+        assert proc.returncode == 0, proc.stderr
+        assert any(r["semantic"] is not None for r in json.loads(proc.stdout)["results"])
+    else:
+        errors = [e.get("error") or "" for e in entries if e.get("action") == "failed"]
+        assert errors and all(f"commit {change}" in e and "hookgraph index --reembed" in e for e in errors), entries
+        assert "Traceback" not in pulled.stderr
+        proc = repo.hookgraph("ask", "send a GET request", cwd=mate)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert f"commit {change}" in proc.stderr and "`hookgraph index --reembed`" in proc.stderr
