@@ -246,11 +246,10 @@ def _sync(
     with write_lock(path.parent, timeout=lock_timeout), _open(path, full, report) as store:
         if not full:
             store.check_contents()
-            switched = _model_switch(root, store, embedder, database)
+            embedder, switched = _model_switch(root, store, embedder, database)
             if switched is not None:  # a teammate's model change, with a snapshot embedded by it: follow it
-                embedder, line = switched
                 full = True
-                report.warnings.append(line)
+                report.warnings.append(switched)
         stored = {} if full else store.file_map()
         wanted = {p: e for p, e in target.entries.items() if filters.path_skip_reason(p, None) != "own-database"}
         changed = [p for p, e in wanted.items() if stored.get(p) != e.blob]
@@ -360,9 +359,10 @@ def _sources(root: Path, caches: list[VectorCache], snapshots: list[VectorSource
 
 
 def _model_switch(root: Path, store: Store, embedder: Embedder | None,
-                  database: Path | None) -> tuple[Embedder, str] | None:
-    """``(embedder, one line)`` when the configured model is not the index's but the committed snapshot was
-    embedded with it (a teammate switched the model and committed a matching snapshot); else None.
+                  database: Path | None) -> tuple[Embedder | None, str | None]:
+    """``(embedder, one line)``: the line when the configured model is not the index's but the committed
+    snapshot was embedded with it (a teammate switched the model and committed a matching snapshot), else
+    None; the embedder made to find out (or ``embedder``), for the sync to use.
 
     The sync then rebuilds from the blobs and takes the snapshot's vectors for the new model, after the
     usual sampled check: the snapshot's recipe is only a hint, its keys and the check decide what is used.
@@ -372,21 +372,20 @@ def _model_switch(root: Path, store: Store, embedder: Embedder | None,
     path = snapshot.snapshot_path(root)
     if database is not None or not snapshot.is_shared(root) or not path.is_file() \
             or not (store.has_vector_table() or store.pending_count()):
-        return None
+        return embedder, None
     from hookgraph.embed.choice import embedder_for_repo, store_mismatch
 
     embedder = embedder or embedder_for_repo(root)
     try:
         if store_mismatch(store.get_meta, embedder) is None:
-            return None
+            return embedder, None
         recipe = embedder.recipe
     except Exception:  # noqa: BLE001 - an unreadable model: check_model says so in its own words
-        return None
+        return embedder, None
     from hookgraph.sync.shared import model_change, snapshot_recipe
 
     if snapshot_recipe(root) != recipe:
-        return None
-
+        return embedder, None
     by = model_change(root)
     return embedder, (f"the model changed to {embedder.model_name} ({embedder.model_path.name}, sha256 "
                       f"{embedder.model_sha256[:12]}){' in ' + by if by else ''}, and the committed snapshot "
