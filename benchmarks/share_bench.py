@@ -16,7 +16,11 @@ model for the base), and then, per mode:
 
 and for the shared repository, a teammate's **clone** (empty caches): the
 seconds from ``git clone`` to the first ``ask`` answering, and how many texts
-it left waiting for vectors (0: every vector taken from the snapshot).
+it left waiting for vectors, then the seconds from ``git clone`` until no text
+waits (the background embedder on, as on any machine: it may adopt the
+snapshot's vectors after the first answer) and how many texts the clone's
+model embedded as the queue's embedder (0: every vector taken from the
+snapshot; the sampled check is not counted).
 
 ``--code DIR``: run that checkout's hookgraph (PYTHONPATH), so two versions
 can be measured side by side. Prints one Markdown row per mode.
@@ -92,14 +96,29 @@ def _commits(repo: Path, env: dict[str, str], n: int) -> tuple[list[float], int]
     return seconds, (_pack_bytes(repo, env) - before) // n
 
 
-def _clone_first_ask(repo: Path, dest: Path, env: dict[str, str]) -> tuple[float, int, float]:
-    env = dict(env, HOOKGRAPH_CACHE_MB="0", HOOKGRAPH_REPO_CACHE_MB="0")  # a teammate's empty caches
+def _clone_first_ask(repo: Path, dest: Path, env: dict[str, str]) -> tuple[float, int, float, float, int]:
+    """``(seconds to the first answer, texts waiting in it, seconds of git clone, seconds until no text waits,
+    texts the clone's model embedded as the queue's embedder)``.
+
+    The teammate's caches are empty and their background embedder is on (as on any machine): a snapshot's
+    vectors may be adopted by the first command or by that embedder after it answered.
+    """
+    log = dest.parent / "mate-embedded.log"
+    env = dict(env, HOOKGRAPH_CACHE_MB="0", HOOKGRAPH_REPO_CACHE_MB="0", HOOKGRAPH_EMBED_LOG=str(log))
+    env.pop("HOOKGRAPH_NO_BACKGROUND")
     started = time.perf_counter()
     _run(["git", "clone", "-q", str(repo), str(dest)], dest.parent, env)
     cloned = time.perf_counter()
     proc = _hookgraph(dest, env, "ask", "--json", "read the body of a response")
     done = time.perf_counter()
-    return done - started, int(json.loads(proc.stdout)["pending_vectors"]), cloned - started
+    pending = int(json.loads(proc.stdout)["pending_vectors"])
+    waiting = pending
+    while waiting and time.perf_counter() - done < 600:
+        time.sleep(0.2)
+        waiting = int(json.loads(_hookgraph(dest, env, "status", "--json").stdout)["pending_vectors"])
+    complete = time.perf_counter()
+    embedded = sum(int(line.split()[1]) for line in log.read_text().splitlines()) if log.exists() else 0
+    return done - started, pending, cloned - started, complete - started, embedded
 
 
 def main() -> None:
@@ -110,25 +129,30 @@ def main() -> None:
     parser.add_argument("--label", default="this checkout")
     parser.add_argument("--cache-dir", type=Path, default=Path(tempfile.gettempdir()) / "hookgraph-share-bench-cache",
                         help="user cache kept between runs: the second setup and the next run embed nothing")
+    parser.add_argument("--clone-only", action="store_true",
+                        help="shared mode only, and --commits 0: just a teammate's clone")
     args = parser.parse_args()
+    if args.clone_only:
+        args.commits = 0
     env = _env(args.code.resolve(), args.cache_dir)
     with tempfile.TemporaryDirectory(prefix="hookgraph-share-bench-") as tmp:
         rows = []
-        for shared in (False, True):
+        for shared in (True,) if args.clone_only else (False, True):
             repo = Path(tmp) / ("shared" if shared else "plain")
             repo.mkdir()
             units = _setup(args.source, repo, env, shared)
             snap = repo / ".hookgraph" / "shared.db"
             size = snap.stat().st_size if snap.exists() else 0
-            seconds, growth = _commits(repo, env, args.commits)
+            seconds, growth = _commits(repo, env, args.commits) if args.commits else ([0.0], 0)
             row = (f"| {args.label} | {'shared' if shared else 'default'} | {units:,} | "
                    f"{statistics.median(seconds):.2f} s ({', '.join(f'{s:.2f}' for s in seconds)}) | "
                    f"{growth / 1024:.1f} KB | {size / 1e6:.2f} MB |")
             if shared:
-                total, pending, clone_s = _clone_first_ask(repo, Path(tmp) / "mate", env)
-                row += f" {total:.2f} s (clone {clone_s:.2f} s), {pending} waiting |"
+                total, pending, clone_s, complete, embedded = _clone_first_ask(repo, Path(tmp) / "mate", env)
+                row += (f" {total:.2f} s (clone {clone_s:.2f} s), {pending} waiting | {complete:.2f} s, "
+                        f"{embedded} embedded |")
             else:
-                row += " - |"
+                row += " - | - |"
             rows.append(row)
             print(row, flush=True)
 

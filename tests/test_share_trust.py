@@ -169,6 +169,56 @@ def test_a_clone_of_an_honest_snapshot_adopts_every_vector_at_once(author: Repo,
     assert _answers(author, mate) == _honest(author, tmp_path)
 
 
+@pytest.mark.parametrize("forged", [False, True], ids=["honest", "forged"])
+def test_a_clone_answers_before_the_check_and_the_background_embedder_adopts_after_it(
+        author: Repo, tmp_path: Path, forged: bool) -> None:
+    """With a background embedder, a clone's first answer waits for no model: the snapshot's vectors are held
+    back (nothing ranks with an unchecked vector) until the embedder's sampled check publishes them all at once,
+    or refuses them with the one line ``status`` shows."""
+    from hookgraph.embed import worker
+    from hookgraph.sync.adopt import DEFERRED_META
+
+    repo = author
+    if forged:
+        _forge_snapshot(repo.path / ".hookgraph" / "shared.db")
+        repo.git("add", ".hookgraph/shared.db")
+        repo.git("commit", "-q", "-m", "refresh the index", HOOKGRAPH_SKIP="1")
+    snapshot_commit = repo.git("log", "-1", "--format=%h", "--", ".hookgraph/shared.db").stdout.strip()
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", str(repo.path), str(mate), cwd=tmp_path)
+    background = dict(HOOKGRAPH_NO_BACKGROUND="0", HOOKGRAPH_EMBED_LOG=str(tmp_path / "embedded.log"))
+    with worker.hold(mate) as mine:  # the embedder this command starts finds the lock taken and leaves
+        assert mine
+        first = repo.hookgraph("ask", "--json", "send a GET request", cwd=mate, **background)
+        assert first.returncode == 0, first.stderr
+        assert "rejected" not in first.stderr and "Traceback" not in first.stderr
+        payload = json.loads(first.stdout)
+        with Store(db_path(mate), readonly=True) as store:
+            units = store.integer("SELECT count(*) FROM units")
+            assert store.integer("SELECT count(*) FROM units WHERE vector_id IS NULL") == units
+            # no snapshot vector in the index (the query's best waiting texts are embedded on the spot, locally)
+            assert not store.has_vector_table() or store.integer("SELECT count(*) FROM vectors") == 0
+            waiting = store.pending_count()
+            assert payload["pending_vectors"] == waiting > 0
+            assert store.get_meta(DEFERRED_META) is not None
+        assert any(r["symbol"] == "Session.get" for r in payload["results"][:3]), payload  # by words, at once
+    proc = subprocess.run([PYTHON, "-m", "hookgraph.embed.worker", str(mate)], cwd=mate,
+                          env=repo.env(**background), capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    with Store(db_path(mate), readonly=True) as store:
+        assert store.pending_count() == 0 and store.get_meta(DEFERRED_META) is None
+        assert store.integer("SELECT count(*) FROM units WHERE vector_id IS NULL") == 0
+    embedded = sum(int(line.split()[1]) for line in (tmp_path / "embedded.log").read_text().splitlines()) \
+        if (tmp_path / "embedded.log").exists() else 0
+    status = repo.hookgraph("status", cwd=mate)
+    refused = [line for line in status.stdout.splitlines() if line.startswith("refused:")]
+    if forged:  # every text embedded here, the snapshot named once
+        assert embedded == waiting and len(refused) == 1 and f"of commit {snapshot_commit}" in refused[0], status.stdout
+    else:  # every vector adopted: the model ran on the sample only, never as the queue's embedder
+        assert embedded == 0 and not refused, status.stdout
+    assert _answers(repo, mate) == _honest(repo, tmp_path)
+
+
 def test_a_pull_of_a_forged_snapshot_takes_no_vector_from_it(author: Repo, tmp_path: Path) -> None:
     """Not only a clone: a teammate who pulls the forged snapshot (hooks on) refuses it too."""
     repo = author
@@ -290,3 +340,55 @@ def test_a_garbage_cache_is_named_in_status_and_answers_stay_honest(cached: Repo
     text, refused = _refused(repo, other)
     assert any(str(cache) in line for line in refused) and "refused:   ignored the vector cache" in text
     assert _answers(repo, other) == _honest(repo, tmp_path)
+
+
+# -- a teammate's model change (issue 31, item 5) ------------------------------------------------------------
+
+
+@pytest.mark.parametrize("with_snapshot", [True, False], ids=["matching-snapshot", "no-snapshot"])
+def test_a_pulled_model_change_is_followed_with_its_snapshot_or_named_with_the_one_command(
+        author: Repo, tmp_path: Path, with_snapshot: bool) -> None:
+    """A teammate switches the model: with a snapshot embedded by it, the pull adopts it (one line, no local
+    embedding); without one, the pull and ``ask`` name the teammate's commit and `hookgraph index --reembed`."""
+    from hookgraph.embed import Embedder
+    from tests.tiny_models import make_tiny_models
+
+    repo = author
+    tiny = make_tiny_models(tmp_path / "tiny").a
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", str(repo.path), str(mate), cwd=tmp_path)
+    proc = subprocess.run([PYTHON, "-m", "pre_commit", "install"], cwd=mate, env=repo.env(),
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert repo.hookgraph("index", "--wait", cwd=mate).returncode == 0  # the old model's index
+
+    assert repo.hookgraph("model", "use", str(tiny)).returncode == 0
+    if with_snapshot:  # the teammate follows the README: re-embed, then commit (the hook exports the snapshot)
+        assert repo.hookgraph("index", "--reembed", "--wait").returncode == 0, repo.hookgraph("status").stdout
+        repo.commit("use the tiny model")
+    else:  # the setting committed alone, the snapshot still the old model's
+        repo.git("add", ".hookgraph/config.toml")
+        repo.git("commit", "-q", "-m", "use the tiny model", HOOKGRAPH_SKIP="1")
+    change = repo.git("log", "-1", "--format=%h").stdout.strip()
+    repo.entries()
+    pulled = repo.git("pull", "-q", "--no-rebase", cwd=mate)
+    entries = repo.entries()
+    if with_snapshot:
+        warnings = [w for e in entries for w in e.get("warnings", [])]
+        lines = [w for w in warnings if "the model changed" in w]
+        assert len(lines) == 1 and f"commit {change}" in lines[0] and "e5-small-tiny-test" in lines[0], entries
+        assert not any("rejected" in w for w in warnings), warnings
+        merged = [e for e in entries if e.get("hook") == "post-merge"]
+        assert merged and merged[-1]["queued"] == 0 and merged[-1]["pending"] == 0, merged  # every vector adopted
+        status = json.loads(repo.hookgraph("status", "--json", cwd=mate).stdout)
+        assert status["model"]["sha256"] == Embedder(tiny).model_sha256 and status["pending_vectors"] == 0
+        proc = repo.hookgraph("ask", "--json", "send a GET request", cwd=mate)
+        assert proc.returncode == 0, proc.stderr
+        assert any(r["semantic"] is not None for r in json.loads(proc.stdout)["results"])
+    else:
+        errors = [e.get("error") or "" for e in entries if e.get("action") == "failed"]
+        assert errors and all(f"commit {change}" in e and "hookgraph index --reembed" in e for e in errors), entries
+        assert "Traceback" not in pulled.stderr
+        proc = repo.hookgraph("ask", "send a GET request", cwd=mate)
+        assert proc.returncode == 2 and proc.stderr.count("\n") == 1, proc.stderr
+        assert f"commit {change}" in proc.stderr and "`hookgraph index --reembed`" in proc.stderr

@@ -318,7 +318,9 @@ def _embedder_for(store: Any, root: Path | None = None) -> Any:
     embedder = embedder_for_repo(root)
     problem = store_mismatch(store.get_meta, embedder)
     if problem:
-        raise UserError(problem)
+        from hookgraph.sync.shared import explain_mismatch
+
+        raise UserError(explain_mismatch(root, problem, embedder.recipe))
     return embedder
 
 

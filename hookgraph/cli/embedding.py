@@ -131,6 +131,9 @@ def embed_in_foreground(root: Path, embedder: Any, pending: int, *, bar: bool, q
         while True:
             with worker.hold(root) as mine:
                 if mine:
+                    from hookgraph.sync.adopt import adopt_waiting
+
+                    adopt_waiting(root, database, embedder, _caches(root))  # a deferred check comes first
                     report = drain(database, embedder, caches=_caches(root), progress=step)
                     break
             left = _pending(database)  # another process embeds: watch it

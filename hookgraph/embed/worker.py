@@ -42,7 +42,7 @@ from typing import IO, TYPE_CHECKING
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
 
-__all__ = ["start_background", "resume_if_needed", "running", "stall", "beat", "holder_pid", "hold", "wake",
+__all__ = ["can_run", "start_background", "resume_if_needed", "running", "stall", "beat", "holder_pid", "hold", "wake",
            "last_error", "main"]
 
 LOCK_FILE = "embedder.lock"
@@ -267,6 +267,11 @@ def wake(root: Path) -> None:
         pass
 
 
+def can_run(root: Path) -> bool:
+    """Whether a background embedder may be started for ``root`` (not turned off, its git directory writable)."""
+    return not _disabled() and cannot_start(root) is None
+
+
 def running(root: Path) -> bool:
     """Whether the repository's background embedder is running now."""
     try:
@@ -385,6 +390,10 @@ def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
                 embedders[key] = embedder_for_repo(root)
             caches = [c for c in (repo_cache(root), user_cache(root)) if c is not None and c.max_bytes > 0]
             beat(home, force=True)  # loading a model, reading a cache: alive
+            from hookgraph.sync.adopt import adopt_waiting
+
+            adopt_waiting(root, database, embedders[key], caches)  # a clone's snapshot: checked before any embedding
+            beat(home, force=True)
             report = drain(database, embedders[key], caches=caches, max_batches=1,
                            progress=lambda _done, _total: beat(home))
             for cache in caches:

@@ -285,6 +285,14 @@ class SnapshotVectors:
         self._stack, self._store = stack, store
         return store
 
+    def recipe(self) -> str | None:
+        """The embedding recipe the snapshot says it was embedded with (a hint only: keys and the check decide)."""
+        store = self._open()
+        try:
+            return store.get_meta("embed_recipe") if store is not None else None
+        except (apsw.Error, StoreError):
+            return None
+
     def get_many(self, keys: Iterable[bytes], dims: int) -> dict[bytes, CachedVector]:
         """The snapshot's vectors among ``keys`` (every window, int8), at ``dims`` only."""
         from hookgraph.store import window_key

@@ -20,6 +20,7 @@ Lexical search, the graph and freshness are exact when this returns.
 
 from __future__ import annotations
 
+import os
 import time
 from collections import Counter
 from collections.abc import Callable
@@ -148,6 +149,7 @@ def sync(
     database: Path | None = None,
     background: bool = True,
     snapshots: list[VectorSource] | None = None,
+    defer_offers: bool = False,
 ) -> SyncReport:
     """Bring ``root``'s store in line with ``target``; returns what was done.
 
@@ -164,11 +166,14 @@ def sync(
     ``snapshots``: committed snapshots (besides the checked-out one, which
     shared mode always asks) that may offer vectors; like the caches, they
     offer vectors only, checked before use (:mod:`hookgraph.sync.adopt`).
+    ``defer_offers``: ask neither the caches nor the checked-out snapshot now
+    (their check needs the model): every new text is queued and the embedder
+    checks and adopts what they offer first (:func:`hookgraph.sync.adopt.adopt_waiting`).
     """
     import apsw
 
     args = dict(full=full, reembed=reembed, embedder=embedder, progress=progress, lock_timeout=lock_timeout,
-                database=database, snapshots=snapshots or [])
+                database=database, snapshots=snapshots or [], defer_offers=defer_offers)
     path = database or db_path(root)
     fault = faults.before_writing(path)  # a read-only place or a full disk: say so before any work
     if fault is not None:
@@ -231,6 +236,7 @@ def _sync(
     lock_timeout: float,
     database: Path | None,
     snapshots: list[VectorSource],
+    defer_offers: bool = False,
 ) -> SyncReport:
     full = full or reembed
     started = time.perf_counter()
@@ -240,6 +246,10 @@ def _sync(
     with write_lock(path.parent, timeout=lock_timeout), _open(path, full, report) as store:
         if not full:
             store.check_contents()
+            embedder, switched = _model_switch(root, store, embedder, database)
+            if switched is not None:  # a teammate's model change, with a snapshot embedded by it: follow it
+                full = True
+                report.warnings.append(switched)
         stored = {} if full else store.file_map()
         wanted = {p: e for p, e in target.entries.items() if filters.path_skip_reason(p, None) != "own-database"}
         changed = [p for p, e in wanted.items() if stored.get(p) != e.blob]
@@ -252,7 +262,7 @@ def _sync(
         caches = _caches(root) if database is None else []
         priority = PRIORITY_BULK if (full or not stored) else PRIORITY_INCREMENTAL
         # --reembed asks the model for every vector: no cache and no snapshot is read
-        sources = [] if reembed else _sources(root, caches, snapshots, database)
+        sources = [] if reembed else list(snapshots) if defer_offers else _sources(root, caches, snapshots, database)
         embed = _Vectors(store, embedder, root, Offers(sources), priority)
         text_chunks = filters.text_chunks_wanted(root)
         if not full:  # even with nothing to do: a switched model is reported at once
@@ -281,6 +291,10 @@ def _sync(
                             bar.advance()
                 store.drop_unwanted_pending()
                 store.collect_orphan_vectors()
+                if defer_offers and embed.queued:
+                    from hookgraph.sync.adopt import DEFERRED_META
+
+                    store.set_meta(DEFERRED_META, f"{time.time_ns()}-{os.getpid()}")
                 if embed.used or store.get_meta("model_sha256") is None:
                     embed.record_model()
                 if target.kind == "head" and target.commit:
@@ -342,6 +356,40 @@ def _sources(root: Path, caches: list[VectorCache], snapshots: list[VectorSource
         found.append(VectorSource(snapshot.SnapshotVectors(path, "the committed snapshot", root), label,
                                   "your next commit replaces it"))
     return found + list(snapshots)
+
+
+def _model_switch(root: Path, store: Store, embedder: Embedder | None,
+                  database: Path | None) -> tuple[Embedder | None, str | None]:
+    """``(embedder, one line)``: the line when the configured model is not the index's but the committed
+    snapshot was embedded with it (a teammate switched the model and committed a matching snapshot), else
+    None; the embedder made to find out (or ``embedder``), for the sync to use.
+
+    The sync then rebuilds from the blobs and takes the snapshot's vectors for the new model, after the
+    usual sampled check: the snapshot's recipe is only a hint, its keys and the check decide what is used.
+    """
+    from hookgraph.store import snapshot
+
+    path = snapshot.snapshot_path(root)
+    if database is not None or not snapshot.is_shared(root) or not path.is_file() \
+            or not (store.has_vector_table() or store.pending_count()):
+        return embedder, None
+    from hookgraph.embed.choice import embedder_for_repo, store_mismatch
+
+    embedder = embedder or embedder_for_repo(root)
+    try:
+        if store_mismatch(store.get_meta, embedder) is None:
+            return embedder, None
+        recipe = embedder.recipe
+    except Exception:  # noqa: BLE001 - an unreadable model: check_model says so in its own words
+        return embedder, None
+    from hookgraph.sync.shared import model_change, snapshot_recipe
+
+    if snapshot_recipe(root) != recipe:
+        return embedder, None
+    by = model_change(root)
+    return embedder, (f"the model changed to {embedder.model_name} ({embedder.model_path.name}, sha256 "
+                      f"{embedder.model_sha256[:12]}){' in ' + by if by else ''}, and the committed snapshot "
+                      f"was embedded with it: adopting its vectors (checked on a sample) instead of the old model's")
 
 
 def _close(sources: list[VectorSource]) -> None:
@@ -546,11 +594,14 @@ class _Vectors:
         """Refuse to mix vectors of two models (or two recipes of one model) in one store."""
         from hookgraph.embed.choice import store_mismatch
 
-        if store_mismatch(self.store.get_meta, self.embedder) is None:
+        problem = store_mismatch(self.store.get_meta, self.embedder)
+        if problem is None:
             return
         if not self.store.has_vector_table() and not self.store.pending_count():
             return  # nothing embedded or queued under the old recipe: the new one simply takes over
-        raise SyncError(store_mismatch(self.store.get_meta, self.embedder))
+        from hookgraph.sync.shared import explain_mismatch
+
+        raise SyncError(explain_mismatch(self._root, problem))
 
     def record_model(self) -> None:
         e = self.embedder

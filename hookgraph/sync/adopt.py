@@ -10,6 +10,15 @@ published; one that fails gives nothing (its texts stay queued for the local
 embedder) and is named in one line, and in ``status`` until a later check of
 it passes.
 
+A clone's first command cannot wait for that check (the model's load and
+the sample cost more than parsing the whole project): it defers it
+(:data:`DEFERRED_META`), answers at once by words and graph with every text
+waiting, and the background embedder runs :func:`adopt_waiting` before it
+embeds anything - the same sources (the caches, the checked-out snapshot), the
+same sampled check over every waiting text they offer, every vector of a
+source that passes published in one transaction, a refusal recorded for
+``status``. No unchecked vector is ever ranked with.
+
 The verdicts live in the index's meta (:data:`REJECTED_META`, volatile: never
 part of a snapshot's identity) as ``{label: line}``.
 """
@@ -20,18 +29,21 @@ import json
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
     from hookgraph.store import Store
     from hookgraph.store.vector_cache import CachedVector
 
-__all__ = ["REJECTED_META", "Offers", "VectorSource", "cache_source", "problem_line", "rejected_sources",
+__all__ = ["DEFERRED_META", "REJECTED_META", "adopt_waiting", "Offers", "VectorSource", "cache_source", "problem_line", "rejected_sources",
            "unusable_caches"]
 
 #: Meta key: the sources whose vectors were last refused, ``{label: one line}`` as JSON.
 REJECTED_META = "vector_sources_rejected"
+#: Meta key: a sync queued its texts without asking the sources; the embedder asks them (a token, see
+#: :func:`adopt_waiting`: only the check that read this value clears it, so a later deferral is not lost).
+DEFERRED_META = "vector_sources_deferred"
 
 
 class _Provider(Protocol):
@@ -75,6 +87,8 @@ class Offers:
     split: int = 0
     truncated: int = 0
     _taken: set[bytes] = field(default_factory=set)
+    #: Per source index: None when its sample passed, else the line refusing it (see :meth:`judge`).
+    _verdicts: dict[int, str | None] = field(default_factory=dict)
     _problems_said: set[str] = field(default_factory=set)
 
     def __post_init__(self) -> None:
@@ -97,33 +111,47 @@ class Offers:
         Run with the write lock held, outside any transaction; the model runs
         on the sample between two short transactions.
         """
+        self.judge(embedder)
+        return self.publish(store, embedder.dims, warnings)
+
+    def judge(self, embedder: Embedder) -> None:
+        """Embed each source's sample and keep its verdict (no store is touched: no lock is needed)."""
         from hookgraph.embed.check import check_sample
 
+        for n, (source, offer) in enumerate(zip(self.sources, self.offered)):
+            if n in self._verdicts:
+                continue
+            if source.provider.problem is not None:
+                self._verdicts[n] = problem_line(source)
+            elif offer:
+                verdict = check_sample(embedder, {k: (t, v) for k, (t, _lang, v) in offer.items()})
+                self._verdicts[n] = None if verdict.ok else (
+                    f"rejected the vectors of {source.label}: {verdict.reason()}; "
+                    f"its {len(offer)} texts are embedded locally instead ({source.remedy})")
+
+    def publish(self, store: Store, dims: int, warnings: list[str]) -> int:
+        """Publish the offers of the sources :meth:`judge` passed, in one transaction; returns texts adopted.
+
+        Records every verdict for ``status`` and adds the refusals to ``warnings``.
+        """
         adopted = 0
         verdicts: dict[str, str | None] = {}
-        for source, offer in zip(self.sources, self.offered):
-            if source.provider.problem is not None:
-                line = problem_line(source)
-                verdicts[source.label] = line
+        passed = []
+        for n, line in sorted(self._verdicts.items()):
+            verdicts[self.sources[n].label] = line
+            if line is None:
+                passed.append(self.offered[n])
+            else:
                 warnings.append(line)
-                continue
-            if not offer:
-                continue
-            verdict = check_sample(embedder, {k: (t, v) for k, (t, _lang, v) in offer.items()})
-            if not verdict.ok:
-                line = (f"rejected the vectors of {source.label}: {verdict.reason()}; "
-                        f"its {len(offer)} texts are embedded locally instead ({source.remedy})")
-                verdicts[source.label] = line
-                warnings.append(line)
-                continue
-            verdicts[source.label] = None
+        if passed:
             with store.transaction():
-                store.ensure_vector_table(embedder.dims)
-                for key, (_text, language, vector) in offer.items():
-                    if store.publish_vector(key, vector.arrays(), language, vector.truncated):
-                        adopted += 1
-                        self.split += int(vector.windows > 1)
-                        self.truncated += int(vector.truncated)
+                store.ensure_vector_table(dims)
+                for offer in passed:
+                    for key, (_text, language, vector) in offer.items():
+                        if store.publish_vector(key, vector.arrays(), language, vector.truncated):
+                            adopted += 1
+                            self.split += int(vector.windows > 1)
+                            self.truncated += int(vector.truncated)
         if verdicts:
             _record(store, verdicts)
         return adopted
@@ -180,3 +208,39 @@ def rejected_sources(store: Store) -> dict[str, str]:
     if not isinstance(value, dict):
         return {}
     return {str(k): str(v) for k, v in value.items() if isinstance(v, str)}
+
+
+def adopt_waiting(root: Path, database: Path, embedder: Embedder, caches: Sequence[Any],
+                  lock_timeout: float = 60.0) -> int:
+    """The deferred check (see the module docstring); returns texts adopted (0 when nothing was deferred).
+
+    Run by whoever empties the queue (the background embedder, ``index
+    --wait``) before it embeds: the sample is embedded holding no lock, the
+    vectors are published under the write lock in one short transaction.
+    """
+    from hookgraph.store import Store
+    from hookgraph.store.lock import write_lock
+    from hookgraph.sync import _close, _sources
+
+    with Store(database) as store:
+        token = store.get_meta(DEFERRED_META)
+        if token is None:
+            return 0
+        waiting = store.next_pending(max(1, store.pending_count()))
+    sources = _sources(root, list(caches), [], None)
+    try:
+        offers = Offers(sources)
+        if waiting:
+            offers.collect({key: i for i, (key, _lang, _text) in enumerate(waiting)},
+                           [text for _key, _lang, text in waiting], [lang for _key, lang, _text in waiting],
+                           embedder.dims)
+            offers.judge(embedder)
+        with write_lock(database.parent, timeout=lock_timeout), Store(database) as store:
+            adopted = offers.publish(store, embedder.dims, []) if store.get_meta("embed_recipe") in (
+                None, embedder.recipe) else 0
+            with store.transaction():
+                if store.get_meta(DEFERRED_META) == token:
+                    store.db.execute("DELETE FROM meta WHERE key = ?", (DEFERRED_META,))
+    finally:
+        _close(sources)
+    return adopted

@@ -266,7 +266,9 @@ def build_first_index(root: Path, warnings: list[str]) -> bool:
 
     The snapshot gives no facts: files, units, text and edges come from the
     blobs (seconds), and only vectors under the keys of locally composed
-    texts are taken from it, after a sampled check against the local model.
+    texts are taken from it, after a sampled check against the local model,
+    which the background embedder runs when there is one (then every text
+    waits until the check published the snapshot's vectors all at once).
     Returns whether an index exists afterwards; ``warnings`` gets the sync's
     lines (a rejected snapshot) or why no index could be built.
     """
@@ -278,13 +280,72 @@ def build_first_index(root: Path, warnings: list[str]) -> bool:
     snap = snapshot.snapshot_path(root)
     if not snapshot.is_shared(root) or not (snap.is_file() or snap.is_symlink()) or git.head_commit(root) is None:
         return False
+    from hookgraph.embed.worker import can_run
+
     try:
-        report = sync(root, read_target(root, "head"))
+        # The sampled check needs the model (seconds): with an embedder to hand it to, the first answer
+        # does not wait for it (words and graph answer at once; see hookgraph.sync.adopt).
+        report = sync(root, read_target(root, "head"), defer_offers=can_run(root))
     except (StoreError, SyncError, git.GitError) as exc:
         warnings.append(" ".join(str(exc).split()))
         return False
     warnings.extend(report.warnings)
     return db_path(root).exists()
+
+
+def model_change(root: Path) -> str | None:
+    """``commit <hash> (<author>: <subject>)``: the last commit that changed the committed model setting.
+
+    None when the setting is not tracked, or differs from HEAD's here (then the
+    change is this user's own ``hookgraph model use``, not a teammate's).
+    """
+    from hookgraph.store.snapshot import CONFIG_FILE, DB_DIRNAME
+
+    config = f"{DB_DIRNAME}/{CONFIG_FILE}"
+    try:
+        if git.run(["status", "--porcelain", "--", config], root).strip():
+            return None
+        line = git.run(["log", "-1", "--format=%h%x00%an%x00%s", "--", config], root).decode(
+            "utf-8", "replace").strip()
+    except git.GitError:
+        return None
+    if not line:
+        return None
+    commit, author, subject = (line.split("\0") + ["", ""])[:3]
+    return f"commit {commit} ({' '.join(author.split())}: {' '.join(subject.split())[:60]})"
+
+
+def snapshot_recipe(root: Path) -> str | None:
+    """The embedding recipe the checked-out snapshot says it holds (a hint: its vectors are still checked)."""
+    from hookgraph.store.snapshot import SnapshotVectors, is_shared, snapshot_path
+
+    path = snapshot_path(root)
+    if not is_shared(root) or not path.is_file():
+        return None
+    offered = SnapshotVectors(path, "the committed snapshot", root)
+    try:
+        return offered.recipe()
+    finally:
+        offered.close()
+
+
+def explain_mismatch(root: Path | None, problem: str, recipe: str | None = None) -> str:
+    """A store/model mismatch, naming the teammate's commit that changed the model when there is one.
+
+    A model change that came with a matching snapshot is followed by the sync
+    itself (see ``_model_switch`` in :mod:`hookgraph.sync`); this is the other case: the one command left.
+    """
+    from hookgraph.store.snapshot import is_shared
+
+    by = model_change(root) if root is not None and is_shared(root) else None
+    if by is None:
+        return problem
+    head = problem.split(": run `", 1)[0]
+    if recipe is not None and snapshot_recipe(root) == recipe:  # type: ignore[arg-type]
+        return (f"{head}; the model was changed by {by} with a snapshot embedded by it: run `hookgraph index` "
+                f"to follow it (the snapshot's vectors are adopted after a sampled check)")
+    return (f"{head}; the model was changed by {by}, and the committed snapshot holds no vectors for it: "
+            f"run `hookgraph index --reembed` to follow it (every text is embedded with the new model)")
 
 
 def stage(root: Path) -> None:
