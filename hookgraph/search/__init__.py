@@ -29,21 +29,18 @@ and kept because it helped there:
 
 from __future__ import annotations
 
-import fnmatch
-from collections.abc import Iterable
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
-
-import apsw
 
 from hookgraph.parse.languages import REGISTRY
 from hookgraph.parse.qualnames import last_part, spellings
 from hookgraph.parse.words import identifier_words
 from hookgraph.search import confidence as _confidence
+from hookgraph.search import graph_answers
 from hookgraph.search.confidence import Evidence
+from hookgraph.search.evidence import FREQUENCY_CAP, _similarity_gap, _spelled_in_code, _unit_count, _word_evidence
 from hookgraph.search.files import FileResult, rank_files
-from hookgraph.search.graph import (SymbolNotFound, callees_of, callers_of, find_symbol, possible_callers_of,
-                                    resolve_call, resolve_name)
+from hookgraph.search.graph import resolve_call, resolve_name
+from hookgraph.search.graph_answers import AMBIGUOUS_CALL, GRAPH_ANSWERS, _graph_answers
 from hookgraph.search.intent import Intent, is_code_name, looks_like_identifier, read_intent
 from hookgraph.search.paths import (
     DECLARATION_SUFFIXES,
@@ -52,10 +49,12 @@ from hookgraph.search.paths import (
     matched_words,
     path_words,
 )
+from hookgraph.search.result import STOPWORDS, Result, _passes, fts_query, query_words
 from hookgraph.store import Store, UnitRow
 
 __all__ = ["Result", "FileResult", "search", "search_files", "answer_match", "query_words", "fts_query",
-           "looks_like_identifier", "read_intent", "resolve_name", "is_test_path"]
+           "looks_like_identifier", "read_intent", "resolve_name", "is_test_path",
+           "AMBIGUOUS_CALL", "FREQUENCY_CAP", "GRAPH_ANSWERS", "STOPWORDS"]
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
@@ -135,11 +134,6 @@ DECLARATIONS_AFTER_WINDOW = True
 #: its bodiless declaration (C header prototype, also one over several lines: a header unit with a
 #: same-named twin outside headers), a class before its own constructor (Java ``X.X``).
 DEFINITIONS_FIRST = True
-#: "what calls X?" / "what does X call?" answered from the call graph (callers or callees of X first).
-GRAPH_ANSWERS = True
-#: A call that may run more than this many of our units (``@app.call`` in Rack: every
-#: middleware's ``call``) is a guess: its units follow the calls that name one place.
-AMBIGUOUS_CALL = 3
 #: Score factor for a wrapper when the query is a question: a container whose one member is
 #: another container spanning nearly all of it (``module Rack`` around ``class Static``) adds no
 #: place of its own; its member is the answer. 1.0: off.
@@ -156,40 +150,6 @@ FILES_DEPTH = 100
 PATH_CANDIDATE_FILES = 10
 #: ... and this many of each such file's units by BM25 (its file unit always).
 PATH_CANDIDATE_UNITS = 3
-
-STOPWORDS = frozenset(
-    """a an and are as at be by can do does for from get gets how i if in into is it its
-    of on or so that the their them then there these this to was what when where which
-    who why will with you your we our me my code function method class""".split()
-)
-
-
-@dataclass
-class Result:
-    """One ranked unit with the part each signal played."""
-
-    unit: UnitRow
-    score: float = 0.0
-    lexical: float | None = None
-    semantic: float | None = None
-    graph: float | None = None
-    exact: bool = False
-    reasons: list[str] = field(default_factory=list)
-    #: How likely this result is a right answer, 0..1 (see :mod:`hookgraph.search.confidence`).
-    confidence: float = 0.0
-    #: What ``confidence`` was computed from (:func:`hookgraph.search.confidence.features`).
-    features: dict[str, float] = field(default_factory=dict)
-
-
-def query_words(query: str) -> list[str]:
-    """The words BM25 looks for: identifier-split, lower-case, without filler words."""
-    words = [w for w in identifier_words(query) if w not in STOPWORDS and len(w) > 1]
-    return list(dict.fromkeys(words))
-
-
-def fts_query(words: Iterable[str]) -> str:
-    """An FTS5 MATCH expression OR-ing the words (quoted: no operator injection)."""
-    return " OR ".join(f'"{w}"' for w in words)
 
 
 def search(
@@ -341,7 +301,7 @@ def rank(
     if intent.kind == "identifier" and DEFINITIONS_FIRST:
         ranked = _defining_first(store, ranked)
     answered = None
-    if intent.kind == "graph" and GRAPH_ANSWERS:
+    if intent.kind == "graph" and graph_answers.GRAPH_ANSWERS:
         answered = _graph_answers(store, intent, ranked, path_glob, language)
         if answered is not None:
             ranked = answered
@@ -525,14 +485,6 @@ def _containers_after_members(ranked: list[Result], top: int, kinds: tuple[str, 
                 del waiting[cid]
     out.extend(waiting.values())
     return out + ranked[len(window) :]
-
-
-def _passes(unit: UnitRow, path_glob: str | None, language: str | None) -> bool:
-    if language and unit.language != language:
-        return False
-    if path_glob and not (fnmatch.fnmatch(unit.path, path_glob) or unit.path.startswith(path_glob.rstrip("/") + "/")):
-        return False
-    return True
 
 
 def _complete(
@@ -907,69 +859,6 @@ def _defining_first(store: Store, ranked: list[Result]) -> list[Result]:
     return [next(it) if r.exact else r for r in ranked]
 
 
-def _graph_answers(
-    store: Store, intent: Intent, ranked: list[Result], path_glob: str | None, language: str | None
-) -> list[Result] | None:
-    """"What calls X?": X's callers (or callees) first, then X itself, then the rest; None if X is unknown.
-
-    The answers keep the order the ranking gave them (the question's words
-    still say which caller matters most), the others follow by how many call
-    sites they have. Each carries ``graph`` 1.0: it is linked to X directly.
-    """
-    symbol = intent.symbol or ""
-    for spelled in dict.fromkeys((symbol, symbol.rstrip("?"))):
-        if not spelled:
-            continue
-        try:
-            targets = find_symbol(store, spelled)
-        except SymbolNotFound:
-            continue
-        links = (callers_of(store, targets) + possible_callers_of(store, targets) if intent.direction == "callers"
-                 else callees_of(store, targets))
-        # a call on a receiver of unknown type is no edge: what it may run (callees) or the unit making it
-        # (callers) still answers, after the facts
-        pairs = [(link, unit) for link in links
-                 for unit in ([link.unit] if link.unit is not None and intent.direction == "callers" or not link.maybe
-                              else link.maybe)]
-        sites: dict[int, int] = {}
-        linked: dict[int, UnitRow] = {}
-        readings: dict[tuple[str, int, str], int] = {}  # call site -> how many units it may run
-        for link, _unit in pairs:
-            site = (link.call_path, link.call_line, link.expression)
-            readings[site] = readings.get(site, 0) + 1
-        ambiguous: dict[int, bool] = {}
-        for link, unit in pairs:
-            if unit is not None and _passes(unit, path_glob, language):
-                sites[unit.id] = sites.get(unit.id, 0) + 1
-                linked[unit.id] = unit
-                unsure = bool(link.maybe) or readings[(link.call_path, link.call_line, link.expression)] > AMBIGUOUS_CALL
-                ambiguous[unit.id] = ambiguous.get(unit.id, True) and unsure
-        position = {r.unit.id: i for i, r in enumerate(ranked)}
-        by_id = {r.unit.id: r for r in ranked}
-        order = sorted(linked, key=lambda uid: (ambiguous[uid], position.get(uid, len(ranked)), -sites[uid],
-                                                linked[uid].path))
-        top_score = ranked[0].score if ranked else 1.0
-        answers = []
-        for i, uid in enumerate(order):
-            r = by_id.get(uid) or Result(linked[uid])
-            r.graph = 1.0
-            r.score = top_score + 1.0 + 1.0 / (i + 2)
-            r.reasons.append(f"{'calls' if intent.direction == 'callers' else 'called by'} {spelled}")
-            answers.append(r)
-        target_ids = [t.id for t in targets if t.id not in linked]
-        defined = []
-        for t in targets:
-            if t.id in linked or not _passes(t, path_glob, language):
-                continue
-            r = by_id.get(t.id) or Result(t)
-            r.score = top_score + 1.0
-            r.reasons.append("the unit asked about")
-            defined.append(r)
-        shown = set(linked) | set(target_ids)
-        return answers + defined + [r for r in ranked if r.unit.id not in shown]
-    return None
-
-
 def _exact_above_the_rest(results: dict[int, Result]) -> None:
     """Lift every exact-name match above the best other candidate, in place, keeping their own order.
 
@@ -989,62 +878,3 @@ def _exact_above_the_rest(results: dict[int, Result]) -> None:
             r.score += gap + EXACT_MARGIN
 
 
-def _spelled_in_code(store: Store, name: str) -> bool:
-    """Whether the indexed code writes ``name`` (as one token, or its words in a row), though no unit is named so.
-
-    A type made by a macro (Rust's ``cfg_rt! { pub struct LocalSet }``), a value that is a plugin
-    (Kotlin's ``val HttpTimeout = createClientPlugin(...)``) or a definition the parser does not cut
-    into a unit is still the project's own: asked by name, it is not an absent name.
-    """
-    last = last_part(name)
-    token = "".join(ch for ch in last.lower() if ch.isalnum())
-    parts = [w for w in identifier_words(last) if w]
-    if not token:
-        return False
-    match = f'"{token}"' + (f' OR "{" ".join(parts)}"' if len(parts) > 1 else "")
-    try:
-        return store.db.execute("SELECT 1 FROM fts_units WHERE fts_units MATCH ? LIMIT 1", (match,)).fetchone() is not None
-    except apsw.SQLError:
-        return False
-
-
-def _unit_count(store: Store) -> int:
-    """About how many units the index has (the largest id: one index lookup, not a count)."""
-    row = store.db.execute("SELECT max(rowid) FROM units").fetchone()
-    return int(row[0] or 1) if row else 1
-
-
-#: A word's document frequency is counted up to this many units (enough to tell common from rare).
-FREQUENCY_CAP = 500
-
-
-def _similarity_gap(similarities: list[float]) -> float | None:
-    """The best similarity less the ``GAP_RANK``-th best (or the last): how far the nearest stand out."""
-    if not similarities:
-        return None
-    ranked = sorted(similarities, reverse=True)
-    return ranked[0] - ranked[min(_confidence.GAP_RANK, len(ranked)) - 1]
-
-
-def _word_evidence(store: Store, words: list[str], top: list[Result]) -> tuple[list[int], list[list[bool]]]:
-    """Per query word: in how many units it occurs (capped), and whether each top answer holds it.
-
-    A few small full-text lookups per word (no scoring); what the confidence
-    model reads (:mod:`hookgraph.search.confidence`).
-    """
-    frequencies: list[int] = []
-    covered: list[list[bool]] = [[] for _ in top]
-    for w in words:
-        match = fts_query([w])
-        try:
-            row = store.db.execute("SELECT count(*) FROM (SELECT rowid FROM fts_units WHERE fts_units MATCH ? LIMIT ?)",
-                                   (match, FREQUENCY_CAP)).fetchone()
-            n = int(row[0]) if row else 0
-            hits = [n > 0 and store.db.execute("SELECT rowid FROM fts_units WHERE fts_units MATCH ? AND rowid = ?",
-                                               (match, r.unit.id)).fetchone() is not None for r in top]
-        except apsw.SQLError:  # an odd word FTS5 refuses: unknown, like one it does not have
-            n, hits = 0, [False] * len(top)
-        frequencies.append(n)
-        for cover, hit in zip(covered, hits):
-            cover.append(bool(hit))
-    return frequencies, covered
