@@ -40,7 +40,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from eval.run import CachingEmbedder, cache_dir, log, recipe_hash
+from eval.run import CachingEmbedder, cache_dir, log, recipe_hash, set_constant
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "filebench"
 STATES = ("pending", "complete")
@@ -126,7 +126,7 @@ def apply_sets(settings: list[str]) -> None:
             value = raw.lower() in ("1", "true", "yes", "on")
         elif isinstance(old, (int, float)):
             value = type(old)(float(raw)) if isinstance(old, float) else int(float(raw))
-        setattr(module, attr, value)
+        set_constant(module_name, attr, value)  # also in the module that reads it (search/ranking.py, ...)
 
 
 def ask_files(store: Any, query: str, embedder: Any, top: int = 10) -> tuple[list[str], bool]:
@@ -244,12 +244,16 @@ def report(per_repo: dict[str, dict[str, float]], per_cat: dict[str, dict[str, l
 
 
 def snapshot_constants(config: list[str]) -> list[tuple[Any, str, Any]]:
+    """The values ``config`` will change, in the package's face and in every module of it holding one."""
     saved = []
     for item in config:
         target = item.partition("=")[0]
         module_name, _, attr = target.rpartition(".")
-        module = importlib.import_module(f"hookgraph.{module_name}")
-        saved.append((module, attr, getattr(module, attr)))
+        importlib.import_module(f"hookgraph.{module_name}")
+        package = f"hookgraph.{module_name}"
+        for name, module in list(sys.modules.items()):
+            if (name == package or name.startswith(package + ".")) and hasattr(module, attr):
+                saved.append((module, attr, getattr(module, attr)))
     return saved
 
 

@@ -948,12 +948,25 @@ def apply_overrides(settings: list[str], embedder: CachingEmbedder) -> None:
             value = type(current)(raw)
         elif isinstance(current, tuple):
             value = tuple(type(current[0])(part) for part in raw.split(","))
-        setattr(module, attr, value)
-        # A package's face re-exports constants that its modules read (``store.FTS_WEIGHTS`` lives in
-        # hookgraph/store/reads.py): set them there too, or the override would silently change nothing.
-        for name, submodule in list(sys.modules.items()):
-            if name.startswith(f"hookgraph.{module_name}.") and getattr(submodule, attr, None) is current:
-                setattr(submodule, attr, value)
+        set_constant(module_name, attr, value)
+
+
+def set_constant(module_name: str, attr: str, value: Any) -> None:
+    """Set ``hookgraph.<module_name>.<attr>`` and every copy its package's modules read.
+
+    A package's face re-exports constants that its modules read (``store.FTS_WEIGHTS`` lives in
+    hookgraph/store/reads.py, ``search.CANDIDATES`` in hookgraph/search/ranking.py): every imported
+    ``hookgraph.<module_name>.*`` module holding the same object is set too, or the override would
+    silently change nothing.
+    """
+    import importlib
+
+    module = importlib.import_module(f"hookgraph.{module_name}")
+    current = getattr(module, attr)
+    setattr(module, attr, value)
+    for name, submodule in list(sys.modules.items()):
+        if name.startswith(f"hookgraph.{module_name}.") and getattr(submodule, attr, None) is current:
+            setattr(submodule, attr, value)
 
 
 def ask(q: Question, store: Any, embedder: Any, hybrid_only: bool) -> list[Scored]:

@@ -7,6 +7,9 @@ from pathlib import Path
 
 import pytest
 
+import hookgraph.search.arrange as arrange_module
+import hookgraph.search.question_weights as weights_module
+import hookgraph.search.ranking as ranking_module
 from hookgraph import search as search_module
 from hookgraph.search import is_test_path, search
 from hookgraph.store import Store, db_path
@@ -103,9 +106,9 @@ def test_a_question_finds_the_code_before_its_test_docs_and_release_notes(ranked
 
 def test_the_weights_are_what_put_the_code_first(ranked_repo: Path, embedder, monkeypatch) -> None:
     """Weighed alike, release notes that repeat the question come close; weighed, code leads clearly."""
-    monkeypatch.setattr(search_module, "TEST_WEIGHT", 1.0)
-    monkeypatch.setattr(search_module, "DOC_WEIGHT", 1.0)
-    monkeypatch.setattr(search_module, "CHANGELOG_WEIGHT", 1.0)
+    monkeypatch.setattr(weights_module, "TEST_WEIGHT", 1.0)
+    monkeypatch.setattr(weights_module, "DOC_WEIGHT", 1.0)
+    monkeypatch.setattr(weights_module, "CHANGELOG_WEIGHT", 1.0)
     unweighted = {r.unit.qualname: r.score for r in _ranked(ranked_repo, embedder, QUESTION)}
     monkeypatch.undo()
     weighted = {r.unit.qualname: r.score for r in _ranked(ranked_repo, embedder, QUESTION)}
@@ -113,7 +116,7 @@ def test_the_weights_are_what_put_the_code_first(ranked_repo: Path, embedder, mo
     assert unweighted["Changes > 1.1"] > 0.9 * unweighted["evict_oldest"]
     best_other = max(v for k, v in weighted.items() if k not in ("evict_oldest", "pkg/cache.py"))
     assert best_other < 0.85 * weighted["evict_oldest"]
-    assert weighted[test_name] == pytest.approx(unweighted[test_name] * search_module.TEST_WEIGHT)
+    assert weighted[test_name] == pytest.approx(unweighted[test_name] * weights_module.TEST_WEIGHT)
     assert weighted["evict_oldest"] == pytest.approx(unweighted["evict_oldest"])
 
 
@@ -209,10 +212,10 @@ def test_typing_overloads_take_one_place(sockets_repo: Path, embedder, query: st
 
 def test_one_document_takes_one_place_among_those_shown(sockets_repo: Path, embedder, monkeypatch) -> None:
     """search.SECTIONS_PER_DOCUMENT: the guide's sections would take two of three places; shipped, one."""
-    shipped = search_module.SECTIONS_PER_DOCUMENT
+    shipped = arrange_module.SECTIONS_PER_DOCUMENT
 
     def order(per_document: int) -> list[tuple[str, str]]:
-        monkeypatch.setattr(search_module, "SECTIONS_PER_DOCUMENT", per_document)
+        monkeypatch.setattr(arrange_module, "SECTIONS_PER_DOCUMENT", per_document)
         with Store(db_path(sockets_repo)) as store:
             return [(r.unit.kind, r.unit.path) for r in search(store, WRAP_QUESTION, top=3, embedder=embedder)]
 
@@ -233,13 +236,13 @@ def test_every_candidate_is_scored_on_both_halves(sockets_repo: Path, embedder, 
         return {r.unit.qualname: (r.lexical, r.semantic) for r in found}
 
     full = scores()
-    monkeypatch.setattr(search_module, "CANDIDATES", 2)
+    monkeypatch.setattr(ranking_module, "CANDIDATES", 2)
     short = scores()
     assert len(short) > 2  # the two 2-long lists differ: some unit is in one only
     for name, (lexical, semantic) in short.items():
         assert semantic == pytest.approx(full[name][1], abs=1e-6), name
         assert lexical == pytest.approx(full[name][0]) if full[name][0] else not lexical, name
-    monkeypatch.setattr(search_module, "COMPLETE_SCORES", False)
+    monkeypatch.setattr(ranking_module, "COMPLETE_SCORES", False)
     incomplete = scores()
     assert any(not sem for _, sem in incomplete.values())
 
@@ -307,13 +310,13 @@ def test_a_module_around_one_class_gives_way_to_it(wrapped_repo: Path, embedder,
         with Store(db_path(wrapped_repo)) as store:
             return [(r.unit.path, r.unit.qualname) for r in search(store, WRAPPED_QUESTION, top=10, embedder=embedder)]
 
-    shipped = search_module.WRAPPER_WEIGHT
-    monkeypatch.setattr(search_module, "DEDUP_CONTAINERS", "file")  # this rule alone (a module also follows members)
-    monkeypatch.setattr(search_module, "WRAPPER_WEIGHT", 1.0)
+    shipped = weights_module.WRAPPER_WEIGHT
+    monkeypatch.setattr(arrange_module, "DEDUP_CONTAINERS", "file")  # this rule alone (a module also follows members)
+    monkeypatch.setattr(weights_module, "WRAPPER_WEIGHT", 1.0)
     plain = order()
     wrapper, answer = ("lib/shop/cart.rb", "Shop"), ("lib/shop/cart.rb", "Shop::Cart::total")
     assert plain[0] == wrapper, plain
-    monkeypatch.setattr(search_module, "WRAPPER_WEIGHT", shipped)
+    monkeypatch.setattr(weights_module, "WRAPPER_WEIGHT", shipped)
     weighed = order()
     assert weighed[0] == answer and weighed.index(wrapper) > 0, weighed
     with Store(db_path(wrapped_repo)) as store:
@@ -360,7 +363,7 @@ def test_a_module_with_its_own_text_around_one_small_class_is_no_wrapper(tmp_pat
         return next(r.reasons for r in found if r.unit.qualname == "Billing")
 
     assert "a wrapper around its one member" not in reasons()
-    monkeypatch.setattr(search_module, "WRAPPER_SPAN", 0.0)
+    monkeypatch.setattr(weights_module, "WRAPPER_SPAN", 0.0)
     assert "a wrapper around its one member" in reasons()
 
 
@@ -371,11 +374,11 @@ def test_a_module_goes_below_its_own_members(wrapped_repo: Path, embedder, monke
             found = search(store, "weigh a parcel and quote a courier price", top=6, embedder=embedder)
         return [r.unit.qualname for r in found if r.unit.path == "lib/shop/shipping.rb"]
 
-    monkeypatch.setattr(search_module, "DEDUP_CONTAINERS", "file")
+    monkeypatch.setattr(arrange_module, "DEDUP_CONTAINERS", "file")
     plain = order()
     assert plain.index("Shop") < plain.index("Shop::Parcel"), plain
     monkeypatch.undo()
-    assert "module" in search_module.DEDUP_CONTAINERS.split(",")
+    assert "module" in arrange_module.DEDUP_CONTAINERS.split(",")
     moved = order()
     assert moved.index("Shop") == moved.index("Shop::Parcel") + 1, moved
 
@@ -434,7 +437,7 @@ def test_markup_and_config_blocks_weigh_less_than_code_for_a_question(markup_rep
             best = search(store, query, top=5, embedder=embedder)[0]
         return best.unit.kind, best.unit.path
 
-    monkeypatch.setattr(search_module, "FALLBACK_WEIGHT", 1.0)
+    monkeypatch.setattr(weights_module, "FALLBACK_WEIGHT", 1.0)
     assert first(question) == ("block", "web/escaping.html")
     monkeypatch.undo()
     assert first(question) == ("method", "src/shop/HtmlText.java")
@@ -459,7 +462,7 @@ def test_an_identifier_finds_the_class_before_its_reopenings(tmp_path: Path, emb
             found = search(store, "Faraday::Adapter", top=3, embedder=embedder)
         return next(r.unit.path for r in found if r.unit.qualname == "Faraday::Adapter")
 
-    assert search_module.DEFINITIONS_FIRST
+    assert arrange_module.DEFINITIONS_FIRST
     assert first() == "lib/faraday/adapter.rb"
-    monkeypatch.setattr(search_module, "DEFINITIONS_FIRST", False)
+    monkeypatch.setattr(arrange_module, "DEFINITIONS_FIRST", False)
     assert first() == "lib/faraday/autoload.rb"  # without the rule: the reopening

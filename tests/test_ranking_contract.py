@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-import hookgraph.search as search_module
+import hookgraph.search.boosts as boosts_module
 import hookgraph.search.files as files_module
+import hookgraph.search.question_weights as weights_module
 from hookgraph.search import answer_match, read_intent, search, search_files
 from hookgraph.search.intent import code_names, is_code_name
 from hookgraph.search.paths import words_match
@@ -610,7 +611,7 @@ def test_a_question_about_behaviour_ranks_the_code_before_a_named_value(tmp_path
         ranked = [r.unit.qualname for r in search(store, question, top=2, embedder=embedder)]
         assert ranked == ["Cache.Sweep", "DefaultTTL"]
         assert search(store, "DefaultTTL", top=1, embedder=embedder)[0].unit.kind == "constant"
-        monkeypatch.setattr(search_module, "VALUE_WEIGHT", 1.0)  # without the rule the value wins
+        monkeypatch.setattr(weights_module, "VALUE_WEIGHT", 1.0)  # without the rule the value wins
         assert search(store, question, top=1, embedder=embedder)[0].unit.qualname == "DefaultTTL"
 
 
@@ -681,7 +682,7 @@ def test_the_best_hits_lift_what_they_call(tmp_path: Path, embedder) -> None:
     order = [r.unit.qualname for r in lifted]
     helper = next(r for r in lifted if r.unit.qualname == "_sha256_hex")
     assert order[0] == "store_upload"
-    assert helper.graph == pytest.approx(search_module.GRAPH_DECAY * lifted[0].score)
+    assert helper.graph == pytest.approx(boosts_module.GRAPH_DECAY * lifted[0].score)
     assert order.index("_sha256_hex") < order.index("list_uploads")
     plain_order = [r.unit.qualname for r in plain]
     assert plain_order.index("_sha256_hex") > plain_order.index("list_uploads")
@@ -712,8 +713,8 @@ def test_a_question_word_in_the_file_name_counts_for_the_keyword_boost(tmp_path:
         return scores["retry.py"] - scores["queue.py"]
 
     with_module = lead()
-    monkeypatch.setattr(search_module, "KEYWORD_MODULE", False)
-    assert with_module - lead() == pytest.approx(search_module.KEYWORD_BOOST)
+    monkeypatch.setattr(boosts_module, "KEYWORD_MODULE", False)
+    assert with_module - lead() == pytest.approx(boosts_module.KEYWORD_BOOST)
 
 
 REPLY_PY = '''def quote(message, prefix="> "):
@@ -749,10 +750,10 @@ def test_each_question_word_in_a_name_or_signature_is_worth_one_keyword_boost(tm
             return {r.unit.qualname: r.score for r in search(store, question, top=5, embedder=embedder,
                                                               use_graph=False)}
 
-    shipped = search_module.KEYWORD_BOOST
+    shipped = boosts_module.KEYWORD_BOOST
     assert shipped > 0  # the rule is on
     boosted = scores()
-    monkeypatch.setattr(search_module, "KEYWORD_BOOST", 0.0)
+    monkeypatch.setattr(boosts_module, "KEYWORD_BOOST", 0.0)
     plain = scores()
     assert boosted["quote"] - plain["quote"] == pytest.approx(2 * shipped)
     assert boosted["answer_to"] - plain["answer_to"] == pytest.approx(shipped)

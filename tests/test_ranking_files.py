@@ -14,7 +14,9 @@ from pathlib import Path
 import pytest
 
 import hookgraph.search as search_module
+import hookgraph.search.boosts as boosts_module
 import hookgraph.search.files as files_module
+import hookgraph.search.ranking as ranking_module
 from hookgraph.search import search_files
 from hookgraph.store import Store
 from tests.conftest import index_now, make_repo
@@ -93,11 +95,11 @@ def test_the_file_named_after_the_subject_is_lifted(retry_repo: Path, embedder, 
 
 def test_a_file_named_after_the_subject_joins_the_candidates(retry_repo: Path, embedder, monkeypatch) -> None:
     """PATH_CANDIDATE_FILES: with one candidate per list, only the path brings ``retry.py`` in at all."""
-    monkeypatch.setattr(search_module, "CANDIDATES", 1)
+    monkeypatch.setattr(ranking_module, "CANDIDATES", 1)
     question = "retry connection wait"
     with Store(retry_repo / ".hookgraph" / "index.db") as store:
         assert "retry.py" in [f.path for f in search_files(store, question, top=5, embedder=None)]
-        monkeypatch.setattr(search_module, "PATH_CANDIDATE_FILES", 0)
+        monkeypatch.setattr(ranking_module, "PATH_CANDIDATE_FILES", 0)
         assert "retry.py" not in [f.path for f in search_files(store, question, top=5, embedder=None)]
 
 
@@ -179,10 +181,10 @@ def test_an_exact_name_leads_while_vectors_are_pending() -> None:
                2: Result(unit(2, "EitherT", "object"), score=1.05, exact=True),
                3: Result(unit(3, "EitherT.transform", "method"), score=1.206),
                4: Result(unit(4, "EitherT.fold", "method"), score=0.9)}
-    search_module._exact_above_the_rest(results)
+    boosts_module._exact_above_the_rest(results)
     order = [r.unit.id for r in sorted(results.values(), key=lambda r: -r.score)]
     assert order == [1, 2, 3, 4]
-    assert results[2].score == pytest.approx(1.206 + search_module.EXACT_MARGIN)
+    assert results[2].score == pytest.approx(1.206 + boosts_module.EXACT_MARGIN)
     assert results[3].score == 1.206 and results[4].score == 0.9
 
 

@@ -62,6 +62,8 @@ def test_exact_identifier_comes_first(requests_repo: Path, embedder, identifier:
 
 def test_hybrid_beats_each_signal_alone_on_these_questions(requests_repo: Path, embedder) -> None:
     """Mean reciprocal rank of hybrid >= lexical-only and >= semantic-only."""
+    import hookgraph.search.boosts as boosts_module
+    import hookgraph.search.ranking as ranking_module
     from hookgraph import search as search_module
 
     def mrr(**kwargs) -> float:
@@ -75,12 +77,12 @@ def test_hybrid_beats_each_signal_alone_on_these_questions(requests_repo: Path, 
 
     hybrid = mrr(embedder=embedder)
     lexical = mrr(embedder=None, use_graph=False)
-    original = (search_module.LEXICAL_WEIGHT, search_module.KEYWORD_BOOST)
+    original = (ranking_module.LEXICAL_WEIGHT, boosts_module.KEYWORD_BOOST)
     try:
-        search_module.LEXICAL_WEIGHT, search_module.KEYWORD_BOOST = 0.0, 0.0
+        ranking_module.LEXICAL_WEIGHT, boosts_module.KEYWORD_BOOST = 0.0, 0.0
         semantic = mrr(embedder=embedder, use_graph=False)
     finally:
-        search_module.LEXICAL_WEIGHT, search_module.KEYWORD_BOOST = original
+        ranking_module.LEXICAL_WEIGHT, boosts_module.KEYWORD_BOOST = original
     assert hybrid >= lexical and hybrid >= semantic, (hybrid, lexical, semantic)
     assert hybrid > 0.7
 

@@ -93,7 +93,7 @@ WORD_PIECE_SHARE = 0.6
 
 @dataclass
 class Evidence:
-    """What the query showed as a whole (filled in by :func:`hookgraph.search.rank`).
+    """What the query showed as a whole (filled in by :func:`hookgraph.search.ranking.rank`).
 
     ``frequencies``: per query word, in how many units it occurs (capped by
     the lookup; 0: the index does not know it). ``covered``: for each of the

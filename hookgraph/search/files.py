@@ -48,7 +48,7 @@ from hookgraph.search.paths import (
 )
 
 if TYPE_CHECKING:
-    from hookgraph.search import Result
+    from hookgraph.search.result import Result
 
 __all__ = ["FileResult", "rank_files"]
 

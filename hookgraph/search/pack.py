@@ -48,7 +48,7 @@ from pathlib import Path
 from hookgraph import git
 from hookgraph.parse.filters import DEFAULT_MAX_BYTES
 from hookgraph.search.graph import resolve_call
-from hookgraph.search import Result
+from hookgraph.search.result import Result
 from hookgraph.store import Store, UnitRow
 
 CHARS_PER_TOKEN = 4

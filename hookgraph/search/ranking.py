@@ -1,0 +1,409 @@
+"""The ranking itself: candidates from both lists, fusion, then every step in order (:func:`rank`).
+
+:func:`search` and :func:`search_files` are its two faces. The fusion and
+candidate constants live here; each later step's constants live in the module
+of that step (:mod:`~hookgraph.search.boosts`, :mod:`~hookgraph.search.question_weights`,
+:mod:`~hookgraph.search.arrange`, :mod:`~hookgraph.search.graph_answers`), read
+from there at call time, so ``eval --set search.X`` and the tests change one place.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from hookgraph.search import arrange, boosts, graph_answers, question_weights
+from hookgraph.search import confidence as _confidence
+from hookgraph.search.arrange import (
+    _after_window,
+    _containers_after_members,
+    _defining_first,
+    _definitions_before_declarations,
+    _document_sections_spread,
+    _one_per_name,
+)
+from hookgraph.search.boosts import (
+    _exact_above_the_rest,
+    _exact_matches,
+    _expand_graph,
+    _keyword_boost,
+    _named_definitions,
+    _path_boost,
+)
+from hookgraph.search.confidence import Evidence
+from hookgraph.search.evidence import _similarity_gap, _spelled_in_code, _unit_count, _word_evidence
+from hookgraph.search.files import FileResult, rank_files
+from hookgraph.search.graph_answers import _graph_answers
+from hookgraph.search.intent import Intent, is_code_name, read_intent
+from hookgraph.search.paths import matched_words, path_words
+from hookgraph.search.question_weights import _file_coherence, _weigh_wrappers, secondary_weight
+from hookgraph.search.result import Result, _passes, fts_query, query_words
+from hookgraph.store import Store, UnitRow
+
+if TYPE_CHECKING:
+    from hookgraph.embed import Embedder
+
+#: How many candidates each list contributes before fusion.
+CANDIDATES = 100
+#: How the two lists are fused: "weighted" (normalised scores) or "rrf" (reciprocal ranks).
+FUSION = "weighted"
+#: Reciprocal rank fusion constant (the usual 60 flattens a short list too much).
+RRF_K = 20
+#: Weights of the normalised-score fusion (one reference design's 0.4 / 0.6).
+LEXICAL_WEIGHT = 0.4
+SEMANTIC_WEIGHT = 0.6
+#: How semantic similarities are put on a 0..1 scale: "minmax" over the candidates, or "max" (share of the best).
+SEMANTIC_NORM = "max"
+#: How deep the full-text list is read to give semantic candidates their
+#: BM25 score; below this rank a unit's share of the best is negligible, and
+#: reading every match of a common word costs ~30 ms at 100,000 units.
+LEXICAL_DEPTH = 1000
+#: Score every candidate on both halves (a unit outside one half's candidate
+#: list gets its real score there, not 0); off: an eval/ ablation.
+COMPLETE_SCORES = True
+#: While the background embedder is still at work, ``ask`` embeds this many of
+#: the best lexical candidates that wait for their vector, within this many
+#: seconds: the model is loaded for the query anyway, and ~30-70 texts/s here
+#: make 8 texts cost 0.1-0.25 s, inside the 0.5 s an answer may take. Any
+#: other waiting unit is scored as if its meaning agreed with its words
+#: (its lexical share stands in for the semantic one), so it is never pushed
+#: down for lacking a vector.
+ON_THE_SPOT = 8
+ON_THE_SPOT_SECONDS = 0.25
+# Issue 15's rules (each measured on eval/, see eval/RESULTS.md; 0 / False: off).
+#: Fusion weights for an identifier-like query (one name): words decide more than meaning.
+IDENTIFIER_LEXICAL_WEIGHT = 0.4
+IDENTIFIER_SEMANTIC_WEIGHT = 0.6
+#: Units read to rank distinct files (``search_files``).
+FILES_DEPTH = 100
+#: Files whose stem or last folders match the question's words join the candidates (their file unit and
+#: their best units by words), this many files at most: a file named after the subject (``JsonElement.java``
+#: for "JSON element hierarchy") can hold words too common to reach the top of BM25. 0: off.
+PATH_CANDIDATE_FILES = 10
+#: ... and this many of each such file's units by BM25 (its file unit always).
+PATH_CANDIDATE_UNITS = 3
+
+
+def search(
+    store: Store,
+    query: str,
+    *,
+    top: int = 10,
+    embedder: Embedder | None = None,
+    path_glob: str | None = None,
+    language: str | None = None,
+    fusion: str | None = None,
+    use_graph: bool = True,
+) -> list[Result]:
+    """Rank units for ``query``; ``embedder`` None means lexical and graph only.
+
+    Every result carries a ``confidence`` (:mod:`hookgraph.search.confidence`);
+    :func:`answer_match` turns them into the ``strong``/``weak`` verdict.
+    """
+    return rank(store, query, depth=top, embedder=embedder, path_glob=path_glob, language=language,
+                fusion=fusion, use_graph=use_graph)[:top]
+
+
+def search_files(
+    store: Store,
+    query: str,
+    *,
+    top: int = 10,
+    embedder: Embedder | None = None,
+    path_glob: str | None = None,
+    language: str | None = None,
+    units_per_file: int = 3,
+) -> list[FileResult]:
+    """Distinct files for ``query``, best first, each with its best units (``ask --files``).
+
+    The unit ranking is read deep (``FILES_DEPTH`` units) and folded into
+    files by :func:`hookgraph.search.files.rank_files`: a file is as good as
+    its best unit, lifted by its other strong units (coherence) and by
+    question words in its name and folders.
+    """
+    results = rank(store, query, depth=FILES_DEPTH, embedder=embedder, path_glob=path_glob, language=language,
+                   path_candidates=True)
+    question = read_intent(query).kind != "identifier"
+    files = rank_files(results, query_words(query), top=top, units_per_file=units_per_file, question=question)
+    _confidence.score_files(files, results)
+    return files
+
+
+def answer_match(results: list[Any], query: str = "") -> str:
+    """``"strong"`` when the best answer's confidence reaches ``MATCH_THRESHOLD``, else ``"weak"``.
+
+    ``results`` are :class:`Result` or :class:`FileResult` items (anything with
+    a ``confidence``), as :func:`search` or :func:`search_files` returned them.
+    """
+    return _confidence.verdict(results)
+
+
+def rank(
+    store: Store,
+    query: str,
+    *,
+    depth: int = 10,
+    embedder: Embedder | None = None,
+    path_glob: str | None = None,
+    language: str | None = None,
+    fusion: str | None = None,
+    use_graph: bool = True,
+    path_candidates: bool = False,
+) -> list[Result]:
+    """Every candidate for ``query`` ranked, with confidences; the first ``depth`` are the ones arranged for showing.
+
+    ``path_candidates``: files named after the question's words join the candidates (the files ranking
+    asks for them; the unit ranking of ``search`` is measured without them).
+    """
+    fusion = fusion or FUSION
+    intent = read_intent(query)
+    question = intent.kind != "identifier"
+    words = query_words(query)
+    every_lexical = store.fts_search(fts_query(words), LEXICAL_DEPTH) if words else []
+    lexical = every_lexical[:CANDIDATES]
+    if path_candidates and question and PATH_CANDIDATE_FILES and words:
+        lexical = _with_path_candidates(store, words, every_lexical, lexical)
+    semantic: list[tuple[int, float]] = []
+    query_vector = None
+    similarity_gap = None
+    if embedder is not None:
+        query_vector = embedder.embed_query(query)
+        hits = store.knn(query_vector, CANDIDATES, language)
+        similarity_gap = _similarity_gap([1.0 - distance for _, distance in hits])
+        by_vector = store.units_for_vectors(v for v, _ in hits)
+        for vid, distance in hits:
+            for uid in by_vector.get(vid, []):
+                semantic.append((uid, 1.0 - distance))
+    best_similarity = max((s for _, s in semantic), default=None)
+    if COMPLETE_SCORES:
+        _complete(store, query_vector, dict(every_lexical), lexical, semantic)
+    if query_vector is not None and embedder is not None:
+        _score_waiting(store, embedder, query_vector, lexical, semantic)
+    exact_ids = _exact_matches(store, query)
+    named_ids = _named_definitions(store, intent) if boosts.DEFINITION_BOOST and question else []
+
+    ids = {uid for uid, _ in lexical} | {uid for uid, _ in semantic} | set(exact_ids) | set(named_ids)
+    units = store.units_by_ids(ids)
+    keep = {uid for uid, u in units.items() if _passes(u, path_glob, language)}
+
+    results: dict[int, Result] = {}
+    lexical = [(u, s) for u, s in lexical if u in keep]
+    semantic = [(u, s) for u, s in semantic if u in keep]
+    weights = _weights(intent)
+    _fuse(results, units, lexical, semantic, fusion, impute=query_vector is not None, weights=weights)
+    for uid in exact_ids:
+        if uid in keep:
+            r = results.setdefault(uid, Result(units[uid]))
+            r.exact = True
+            r.score += 1.0
+            r.reasons.append("exact name")
+    for uid in named_ids:
+        if uid in keep:
+            r = results.setdefault(uid, Result(units[uid]))
+            r.score += boosts.DEFINITION_BOOST
+            r.reasons.append("defines a name in the question")
+    _keyword_boost(results, words)
+    if question and (boosts.PATH_BOOST or boosts.FOLDER_BOOST):
+        _path_boost(results, words)
+    if use_graph and results:
+        _expand_graph(store, results, path_glob, language)
+    if question:
+        for r in results.values():
+            factor, why = secondary_weight(r.unit)
+            if factor != 1.0:
+                r.score *= factor
+                r.reasons.append(why)
+    if question and question_weights.WRAPPER_WEIGHT != 1.0:
+        _weigh_wrappers(store, results, CANDIDATES)
+    if question and question_weights.COHERENCE:
+        _file_coherence(results)
+    if intent.kind == "identifier":
+        _exact_above_the_rest(results)
+    ranked = _one_per_name(sorted(results.values(), key=lambda r: (-r.score, r.unit.path, r.unit.start_line)))
+    if question:
+        repeated: set[int] = set()
+        if arrange.DECLARATIONS_GIVE_WAY:
+            ranked, repeated = _definitions_before_declarations(store, ranked, depth, path_glob, language)
+        if arrange.DEDUP_CONTAINERS:
+            ranked = _containers_after_members(ranked, depth, tuple(arrange.DEDUP_CONTAINERS.split(",")))
+        if arrange.SECTIONS_PER_DOCUMENT:
+            ranked = _document_sections_spread(ranked, depth, arrange.SECTIONS_PER_DOCUMENT)
+        if repeated and arrange.DECLARATIONS_AFTER_WINDOW:
+            ranked = _after_window(ranked, repeated, depth)
+    if intent.kind == "identifier" and arrange.DEFINITIONS_FIRST:
+        ranked = _defining_first(store, ranked)
+    answered = None
+    if intent.kind == "graph" and graph_answers.GRAPH_ANSWERS:
+        answered = _graph_answers(store, intent, ranked, path_glob, language)
+        if answered is not None:
+            ranked = answered
+    frequencies, covered = _word_evidence(store, words, ranked[:3])
+    pieces = [embedder.word_pieces(w) if f == 0 else [] for w, f in zip(words, frequencies)] if embedder else []
+    code_name = intent.kind == "identifier" and is_code_name(query.strip())
+    exact = any(r.exact for r in ranked[:1])
+    evidence = Evidence(
+        intent=intent.kind,
+        words=words,
+        frequencies=frequencies,
+        covered=covered,
+        units=_unit_count(store) if words else 1,
+        best_similarity=best_similarity,
+        similarity_gap=similarity_gap,
+        exact=exact,
+        graph_answered=answered is not None,
+        code_name=code_name,
+        pieces=pieces,
+        spelled=code_name and not exact and _spelled_in_code(store, query.strip()),
+    )
+    _confidence.score_results(ranked, evidence)
+    return ranked
+
+
+def _complete(
+    store: Store,
+    query_vector: Any,
+    every_lexical: dict[int, float],
+    lexical: list[tuple[int, float]],
+    semantic: list[tuple[int, float]],
+) -> None:
+    """Give every candidate both scores, in place.
+
+    A unit found by one half only is not scored 0 by the other: it simply
+    fell outside that half's candidate list. Without this, a function that
+    is 3rd by its words but 101st by meaning gets no semantic credit at all
+    and sinks below units that are mediocre on both.
+    """
+    lexical_ids = {uid for uid, _ in lexical}
+    semantic_ids = {uid for uid, _ in semantic}
+    if query_vector is not None:
+        missing = store.vector_ids_of_units(lexical_ids - semantic_ids)
+        distances = store.vector_distances(query_vector, set(missing.values()))
+        semantic.extend((uid, 1.0 - distances[vid]) for uid, vid in missing.items() if vid in distances)
+    lexical.extend((uid, every_lexical[uid]) for uid in semantic_ids - lexical_ids if uid in every_lexical)
+    lexical.sort(key=lambda item: -item[1])  # best first, as each half's own list is
+    semantic.sort(key=lambda item: -item[1])
+
+
+def _score_waiting(
+    store: Store,
+    embedder: Embedder,
+    query_vector: Any,
+    lexical: list[tuple[int, float]],
+    semantic: list[tuple[int, float]],
+) -> None:
+    """Embed the best lexical candidates still waiting for their vector, on the spot (bounded), in place."""
+    import time
+
+    scored = {uid for uid, _ in semantic}
+    waiting_ids = [uid for uid, _ in lexical if uid not in scored][: ON_THE_SPOT * 4]
+    if not waiting_ids:
+        return
+    waiting = store.pending_of_units(waiting_ids)
+    if not waiting:
+        return
+    import numpy as np  # only here: a new ``ask`` process with nothing waiting never imports it (60-80 ms)
+
+    deadline = time.monotonic() + ON_THE_SPOT_SECONDS
+    query = np.asarray(query_vector, dtype=np.float32)
+    done: dict[bytes, float] = {}
+    for uid in [u for u in waiting_ids if u in waiting][:ON_THE_SPOT]:
+        text_hash, text = waiting[uid]
+        if text_hash not in done:
+            if time.monotonic() >= deadline:
+                break
+            ((windows, _cut),) = embedder.embed_windows([text])
+            done[text_hash] = float(np.max(np.asarray(windows, dtype=np.float32) @ query))
+        semantic.append((uid, done[text_hash]))
+    semantic.sort(key=lambda item: -item[1])
+
+
+def _fuse(
+    results: dict[int, Result],
+    units: dict[int, UnitRow],
+    lexical: list[tuple[int, float]],
+    semantic: list[tuple[int, float]],
+    fusion: str,
+    impute: bool = False,
+    weights: tuple[float, float] | None = None,
+) -> None:
+    """Fuse the two halves into ``results``; ``impute``: a lexical candidate with no semantic score
+    (its vector is still being embedded) gets its lexical share for the semantic half too."""
+    if fusion == "rrf":
+        for rank, (uid, score) in enumerate(lexical):
+            r = results.setdefault(uid, Result(units[uid]))
+            r.lexical = score
+            r.score += 1.0 / (RRF_K + rank + 1)
+        for rank, (uid, sim) in enumerate(semantic):
+            r = results.setdefault(uid, Result(units[uid]))
+            r.semantic = sim
+            r.score += 1.0 / (RRF_K + rank + 1)
+        # Put RRF on the same 0..1-ish scale as the boosts.
+        for r in results.values():
+            r.score *= RRF_K / 2
+        return
+    if fusion != "weighted":
+        raise ValueError(f"unknown fusion {fusion!r}")
+    lexical_weight, semantic_weight = weights or (LEXICAL_WEIGHT, SEMANTIC_WEIGHT)
+    best_lexical = max((s for _, s in lexical), default=0.0) or 1.0
+    for uid, score in lexical:
+        r = results.setdefault(uid, Result(units[uid]))
+        r.lexical = score
+        r.score += lexical_weight * (score / best_lexical)
+    if semantic:
+        sims = [s for _, s in semantic]
+        floor = min(sims) if SEMANTIC_NORM == "minmax" else 0.0
+        spread = (max(sims) - floor) or 1.0
+        for uid, sim in semantic:
+            r = results.setdefault(uid, Result(units[uid]))
+            r.semantic = sim
+            r.score += semantic_weight * ((sim - floor) / spread)
+    if impute:
+        with_meaning = {uid for uid, _ in semantic}
+        for uid, score in lexical:
+            if uid not in with_meaning:
+                r = results[uid]
+                r.score += semantic_weight * (score / best_lexical)
+                r.reasons.append("no vector yet: words stand in for meaning")
+
+
+def _weights(intent: Intent) -> tuple[float, float]:
+    """Fusion weights by query type: an identifier leans on its words, a question on both."""
+    if intent.kind == "identifier":
+        return IDENTIFIER_LEXICAL_WEIGHT, IDENTIFIER_SEMANTIC_WEIGHT
+    return LEXICAL_WEIGHT, SEMANTIC_WEIGHT
+
+
+def _with_path_candidates(
+    store: Store, words: list[str], every_lexical: list[tuple[int, float]], lexical: list[tuple[int, float]]
+) -> list[tuple[int, float]]:
+    """``lexical`` plus the units of the files whose paths match the question best (``PATH_CANDIDATE_FILES``).
+
+    Files are ranked by how many question words their stem and folders
+    match, then by how much of the stem those words cover (``Applicative``
+    before ``CommutativeApplicative`` for "applicative"). Each brings its
+    file unit and its best units by words, with their real BM25 scores (0
+    when the words are not in them: the semantic half and the file
+    ranking's path lift decide).
+    """
+    matches = []
+    for (path,) in store.db.execute("SELECT path FROM files"):
+        pw = path_words(path)
+        hit = matched_words(words, pw.stem | pw.folders)
+        if hit:
+            stem_hit = len(matched_words(words, pw.stem))
+            matches.append((-len(hit), -(stem_hit / max(len(pw.stem), 1)), path))
+    if not matches:
+        return lexical
+    chosen = {path for _, _, path in sorted(matches)[:PATH_CANDIDATE_FILES]}
+    have = {uid for uid, _ in lexical}
+    scores = dict(every_lexical)
+    extra: list[tuple[int, float]] = []
+    per_file: dict[str, int] = {}
+    rows = store.rows_in("SELECT id, path, kind FROM units WHERE path IN ({in})", chosen)
+    for uid, path, kind in sorted(rows, key=lambda row: (row[2] != "file", -scores.get(row[0], 0.0))):
+        if uid in have or (kind != "file" and uid not in scores):
+            continue
+        if per_file.get(path, 0) > PATH_CANDIDATE_UNITS:
+            continue
+        per_file[path] = per_file.get(path, 0) + 1
+        extra.append((uid, scores.get(uid, 0.0)))
+    return sorted(lexical + extra, key=lambda item: -item[1])
