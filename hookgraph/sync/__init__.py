@@ -25,9 +25,10 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from hookgraph import git
+from hookgraph.embed import no_embed
 from hookgraph.parse import compose, filters
 from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
@@ -239,11 +240,13 @@ def _sync(
         _check_space(path, sum(wanted[p].size or 0 for p in changed), full)
         caches = _caches(root) if database is None else []
         priority = PRIORITY_BULK if (full or not stored) else PRIORITY_INCREMENTAL
-        embed = _Vectors(store, embedder, root, caches, priority)
+        rule = no_embed.load_rule(root)
+        embed = _Vectors(store, embedder, root, caches, priority, rule)
         text_chunks = filters.text_chunks_wanted(root)
         if not full:  # even with nothing to do: a switched model is reported at once
             embed.check_model()
-        if not changed and not deleted and not full:
+        rule_changed = bool(stored) and store.get_meta(no_embed.RULE_META) != rule.fingerprint
+        if not changed and not deleted and not full and not rule_changed:
             report.pending = store.pending_count()
             report.seconds = time.perf_counter() - started
             return report
@@ -256,6 +259,9 @@ def _sync(
                     store.clear_all()
                 for p in deleted:
                     store.delete_file(p)
+                if rule_changed and not full:
+                    again = _apply_rule(store, rule)  # files with units the rule now wants embedded
+                    changed = sorted(set(changed) | {p for p in again if p in wanted})
                 with git.BlobReader(root) as reader:
                     for p in sorted(changed):
                         _sync_file(store, reader, target, p, wanted[p], embed, report, text_chunks)
@@ -269,6 +275,7 @@ def _sync(
                     store.set_meta("synced_commit", target.commit)
                 if full or not stored:  # every file was parsed now (see hookgraph.parse.version)
                     store.set_meta(PARSER_META, parser_fingerprint())
+                store.set_meta(no_embed.RULE_META, rule.fingerprint)
         finally:
             if bar:
                 bar.close()
@@ -398,12 +405,40 @@ def _sync_file(
     store.upsert_file(path, entry.blob, parsed.language, status, len(parsed.units), truncated)
 
 
+def _apply_rule(store: Store, rule: no_embed.NoEmbedRule) -> set[str]:
+    """The no-embed rule changed since the units were written: bring them in line without the model.
+
+    A queued unit the rule now excludes stops waiting (its text leaves the
+    queue with ``drop_unwanted_pending``); a unit without a vector that the
+    rule now wants cannot be queued without its composed text, so its file
+    is returned to be parsed again. Vectors already there stay.
+    """
+    again: set[str] = set()
+    stop_waiting: list[tuple[int]] = []
+    rows = cast("list[tuple[int, str, str, int, int, int]]", store.db.execute(
+        "SELECT id, path, kind, start_line, end_line, text_hash IS NOT NULL FROM units WHERE vector_id IS NULL"
+    ).fetchall())
+    for uid, path, kind, start, end, waiting in rows:
+        excluded = rule.reason(path, kind, start, end) is not None
+        if waiting and excluded:
+            stop_waiting.append((uid,))
+        elif not waiting and not excluded:
+            again.add(path)
+    store.db.executemany("UPDATE units SET text_hash = NULL WHERE id = ?", stop_waiting)
+    return again
+
+
 def _write_units(store: Store, parsed: ParsedFile, embed: _Vectors) -> tuple[int, int]:
-    """Insert the file's units (each with its vector, or queued for one) and edges; returns units truncated and split."""
+    """Insert the file's units (each with its vector, or queued for one) and edges; returns units truncated and split.
+
+    A unit the no-embed rule excludes is never queued: it takes a vector
+    only where one exists already, else it has none (found by words and graph).
+    """
     texts = compose.embed_texts(parsed)
-    vector_ids, hashes, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units])
+    embeddable = [embed.rule.reason(u.path, u.kind, u.start_line, u.end_line) is None for u in parsed.units]
+    vector_ids, hashes, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units], embeddable)
     unit_ids: dict[str, int] = {}
-    for unit, vector_id, text_hash in zip(parsed.units, vector_ids, hashes):
+    for unit, vector_id, text_hash, wanted in zip(parsed.units, vector_ids, hashes, embeddable):
         uid = store.insert_unit(
             (
                 unit.path,
@@ -419,7 +454,7 @@ def _write_units(store: Store, parsed: ParsedFile, embed: _Vectors) -> tuple[int
                 vector_id,
             ),
             compose.fts_columns(unit),
-            None if vector_id is not None else text_hash,
+            None if vector_id is not None or not wanted else text_hash,
         )
         unit_ids.setdefault(unit.qualname, uid)
     file_unit = unit_ids.get(parsed.path)
@@ -443,8 +478,9 @@ class _Vectors:
     """
 
     def __init__(self, store: Store, embedder: Embedder | None, root: Path | None,
-                 caches: list[VectorCache], priority: int) -> None:
+                 caches: list[VectorCache], priority: int, rule: no_embed.NoEmbedRule = no_embed.DEFAULT) -> None:
         self.store = store
+        self.rule = rule
         self._embedder = embedder
         self._root = root
         self._caches = caches
@@ -492,11 +528,15 @@ class _Vectors:
         ):
             self.store.set_meta(key, value)
 
-    def vectors_for(self, texts: list[str], languages: list[str]) -> tuple[list[int | None], list[bytes], int, int]:
-        """Per text: its vector id (None while queued) and key; and how many are truncated, split.
+    def vectors_for(self, texts: list[str], languages: list[str],
+                    embeddable: list[bool] | None = None) -> tuple[list[int | None], list[bytes], int, int]:
+        """Per text: its vector id (None while queued, or never to be embedded) and key; and how many are
+        truncated, split.
 
         The key is the recipe (model SHA-256, document prefix, window size)
-        plus the text, so a known text needs no model at all.
+        plus the text, so a known text needs no model at all. A text that is
+        not ``embeddable`` (the no-embed rule) takes a vector found without
+        the model, and is never queued.
         """
         self.used = True
         recipe = self.embedder.recipe
@@ -524,9 +564,11 @@ class _Vectors:
                 known.update(self.store.vector_info(list(found)))
                 if not missing:
                     break
-        if missing:
+        wanted = None if embeddable is None else {hashes[i] for i, yes in enumerate(embeddable) if yes}
+        queue = {h: i for h, i in missing.items() if wanted is None or h in wanted}
+        if queue:
             self.queued += self.store.queue_texts(
-                ((h, languages[i], texts[i]) for h, i in missing.items()), self.priority
+                ((h, languages[i], texts[i]) for h, i in queue.items()), self.priority
             )
         ids: list[int | None] = []
         truncated = split = 0
