@@ -43,7 +43,8 @@ from hookgraph.parse.units import UNIT_KINDS
 if TYPE_CHECKING:
     from hookgraph.store import Store
 
-__all__ = ["DEFAULT_RULE", "PATH_REASONS", "NoEmbedRule", "load_rule", "not_embedded", "rule_applied", "RULE_META"]
+__all__ = ["DEFAULT_RULE", "PATH_REASONS", "NoEmbedRule", "load_rule", "not_embedded", "rule_applied", "looks_like_test",
+           "RULE_META"]
 
 #: The defaults, in one place to tune them (the lead measures their quality effect on the file-level
 #: benchmark). Conservative on purpose: only what words find as well as meaning does.
@@ -208,3 +209,11 @@ def not_embedded(store: Store, rule: NoEmbedRule) -> dict[str, int]:
 def rule_applied(store: Store, rule: NoEmbedRule) -> bool:
     """Whether the index's units were written (or brought in line) under ``rule``."""
     return store.get_meta(RULE_META) == rule.fingerprint or not store.integer("SELECT count(*) FROM files")
+
+
+_DEFAULT_TESTS = (("tests", tuple(p.lower() for p in DEFAULT_RULE["tests"])),)
+
+
+def looks_like_test(path: str) -> bool:
+    """Whether ``path`` is test code by the default layouts, whatever a repository's rule says to embed."""
+    return _path_reason(_DEFAULT_TESTS, path) is not None

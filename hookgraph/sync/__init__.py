@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, cast
 
 from hookgraph import git
-from hookgraph.embed import no_embed
+from hookgraph.embed import no_embed, order
 from hookgraph.parse import compose, filters
 from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
@@ -42,7 +42,8 @@ if TYPE_CHECKING:
 
 __all__ = ["TARGETS", "SyncError", "SyncReport", "Target", "read_target", "sync"]
 
-#: Queue priority of a hook's texts (a commit's few functions) over a first index's thousands.
+#: Queue priority tier of a hook's texts (a commit's few functions) over a first index's thousands; within a
+#: tier, the units most likely asked about first (:mod:`hookgraph.embed.order`).
 PRIORITY_INCREMENTAL = 1
 PRIORITY_BULK = 0
 
@@ -436,7 +437,9 @@ def _write_units(store: Store, parsed: ParsedFile, embed: _Vectors) -> tuple[int
     """
     texts = compose.embed_texts(parsed)
     embeddable = [embed.rule.reason(u.path, u.kind, u.start_line, u.end_line) is None for u in parsed.units]
-    vector_ids, hashes, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units], embeddable)
+    priorities = [order.queue_priority(embed.priority, u) for u in parsed.units]
+    vector_ids, hashes, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units], embeddable,
+                                                             priorities)
     unit_ids: dict[str, int] = {}
     for unit, vector_id, text_hash, wanted in zip(parsed.units, vector_ids, hashes, embeddable):
         uid = store.insert_unit(
@@ -528,15 +531,16 @@ class _Vectors:
         ):
             self.store.set_meta(key, value)
 
-    def vectors_for(self, texts: list[str], languages: list[str],
-                    embeddable: list[bool] | None = None) -> tuple[list[int | None], list[bytes], int, int]:
+    def vectors_for(self, texts: list[str], languages: list[str], embeddable: list[bool] | None = None,
+                    priorities: list[int] | None = None) -> tuple[list[int | None], list[bytes], int, int]:
         """Per text: its vector id (None while queued, or never to be embedded) and key; and how many are
         truncated, split.
 
         The key is the recipe (model SHA-256, document prefix, window size)
         plus the text, so a known text needs no model at all. A text that is
         not ``embeddable`` (the no-embed rule) takes a vector found without
-        the model, and is never queued.
+        the model, and is never queued. ``priorities``: each text's place in
+        the queue (:mod:`hookgraph.embed.order`; the highest of its units').
         """
         self.used = True
         recipe = self.embedder.recipe
@@ -567,9 +571,18 @@ class _Vectors:
         wanted = None if embeddable is None else {hashes[i] for i, yes in enumerate(embeddable) if yes}
         queue = {h: i for h, i in missing.items() if wanted is None or h in wanted}
         if queue:
-            self.queued += self.store.queue_texts(
-                ((h, languages[i], texts[i]) for h, i in queue.items()), self.priority
-            )
+            by_priority: dict[int, list[tuple[bytes, str, str]]] = {}
+            if priorities is None:
+                by_priority[self.priority * order.SPAN] = [(h, languages[i], texts[i]) for h, i in queue.items()]
+            else:
+                best: dict[bytes, int] = {}
+                for i, text_hash in enumerate(hashes):
+                    if text_hash in queue and (embeddable is None or embeddable[i]):
+                        best[text_hash] = max(best.get(text_hash, priorities[i]), priorities[i])
+                for text_hash, i in queue.items():
+                    by_priority.setdefault(best[text_hash], []).append((text_hash, languages[i], texts[i]))
+            for priority, rows in sorted(by_priority.items(), reverse=True):
+                self.queued += self.store.queue_texts(rows, priority)
         ids: list[int | None] = []
         truncated = split = 0
         for text_hash in hashes:
