@@ -33,6 +33,7 @@ from hookgraph.parse import compose, filters
 from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
+from hookgraph.sync.parallel import FileRead, read_files
 from hookgraph.sync.target import TARGETS, SyncError, Target, read_target
 
 if TYPE_CHECKING:
@@ -263,9 +264,9 @@ def _sync(
                 if rule_changed and not full:
                     again = _apply_rule(store, rule)  # files with units the rule now wants embedded
                     changed = sorted(set(changed) | {p for p in again if p in wanted})
-                with git.BlobReader(root) as reader:
-                    for p in sorted(changed):
-                        _sync_file(store, reader, target, p, wanted[p], embed, report, text_chunks)
+                with git.BlobReader(root) as reader:  # on every core for a big sync (hookgraph.sync.parallel)
+                    for p, read in read_files(root, target, sorted(changed), wanted, text_chunks, reader):
+                        _store_file(store, p, wanted[p], read, embed, report)
                         if bar:
                             bar.advance()
                 store.drop_unwanted_pending()
@@ -355,48 +356,17 @@ def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
     prepare_directory(directory, warnings)
 
 
-def _sync_file(
-    store: Store,
-    reader: git.BlobReader,
-    target: Target,
-    path: str,
-    entry: git.Entry,
-    embed: _Vectors,
-    report: SyncReport,
-    text_chunks: bool = True,
-) -> None:
-    """Index one file, or record why not. What needs no read (vendored,
-    too large, a symlink) is decided first; the language after reading, since
-    the bytes decide a ``.h`` or a file with only a ``#!`` line to go by."""
-    from hookgraph.parse.languages import language_for, language_for_path
-
+def _store_file(store: Store, path: str, entry: git.Entry, read: FileRead, embed: _Vectors,
+                report: SyncReport) -> None:
+    """Write one file as :func:`hookgraph.sync.parallel.read_file` read it: its units, or why it is skipped."""
     store.delete_units_of(path)
-    reason = filters.path_skip_reason(path, entry.size)
-    if reason is None and not entry.regular:  # a symlink's "content" is a path, a submodule's a commit
-        reason = "symlink" if entry.mode == git.SYMLINK_MODE else "submodule"
-    data: bytes | None = None
-    if reason is None:
-        data = target.overrides.get(path)
-        if data is None:
-            data = reader.read(entry.blob, filters.DEFAULT_MAX_BYTES)  # a 50 MB blob is never held
-        if data is None:
-            too_large = reader.last_size is not None and reader.last_size > filters.DEFAULT_MAX_BYTES
-            reason = "too-large" if too_large else "unreadable"
-        else:
-            reason = filters.content_skip_reason(data)
-    if reason is not None or data is None:
-        language = language_for(path, data) if data is not None else language_for_path(path)
-        store.upsert_file(path, entry.blob, language, f"skipped:{reason}", 0, 0)
-        report.skipped[reason or "unreadable"] += 1
+    if read.skipped is not None:
+        store.upsert_file(path, entry.blob, read.language, f"skipped:{read.skipped}", 0, 0)
+        report.skipped[read.skipped] += 1
         return
-    from hookgraph.parse import parse_file
-    from hookgraph.sync import crash_guard
-
-    crash_guard.note(path, entry.blob)  # a grammar that crashes here is told by name (sync.crash_guard)
-    parsed = parse_file(path, data, text_chunks=text_chunks)
-    crash_guard.note(None)
+    parsed = read.parsed
     if parsed is None:  # text of no known format, with [index] unknown_text = "skip"
-        store.upsert_file(path, entry.blob, language_for(path, data), "skipped:unknown-language", 0, 0)
+        store.upsert_file(path, entry.blob, read.language, "skipped:unknown-language", 0, 0)
         return
     truncated, split = _write_units(store, parsed, embed)
     report.units_written += len(parsed.units)
