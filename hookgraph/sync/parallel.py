@@ -1,13 +1,15 @@
 """Read and parse a sync's files on every core, and hand them back in order (issue 32).
 
 A first index (or a checkout that changes thousands of files) spends most of
-its time in tree-sitter and in the Python that walks its trees: per file,
-independent, and holding the GIL - so threads do not help
-(``benchmarks/parallel_parse_bench.py``) and forked processes do. Each worker
-reads its blobs through its own ``git cat-file --batch`` and returns what
-:func:`read_file` gives, a picklable :class:`FileRead`; the sync stores them
-in path order, one transaction as before, so the index is the same unit for
-unit whichever way it was parsed.
+its time in tree-sitter and in the Python that walks its trees, per file and
+independent. Forked processes run that on every core; threads, measured
+beside them (``benchmarks/parallel_parse_bench.py``), cost no more CPU and
+gained as much under load, but a crash in one of several threads cannot be
+told apart by the one breadcrumb, and the Python half holds the GIL. Each
+worker reads its blobs through its own ``git cat-file --batch`` and returns
+what :func:`read_file` gives, a picklable :class:`FileRead`; the sync stores
+them in path order, one transaction as before, so the index is the same unit
+for unit whichever way it was parsed.
 
 Small syncs (a hook's few files) stay in-process: forking workers costs more
 than it saves below :data:`MIN_FILES` files (the crossover measured in the
@@ -40,9 +42,10 @@ if TYPE_CHECKING:  # concurrent.futures and multiprocessing only load for a big 
 
 __all__ = ["FileRead", "MIN_FILES", "read_file", "read_files", "workers_wanted"]
 
-#: Files below which a sync parses in-process: forking, starting a ``git cat-file`` per worker and
-#: pickling the units back cost more than a second core saves (measured: see benchmarks/RESULTS.md).
-MIN_FILES = 64
+#: Files below which a sync parses in-process. Forking, a ``git cat-file`` per worker and pickling the
+#: units back cost about 0.04 s of CPU plus 13% (benchmarks/RESULTS.md, "Parsing on every core", tokio):
+#: on two idle cores the workers win from about 100 files, and a hook rarely changes that many.
+MIN_FILES = 128
 #: Files per task sent to a worker: few enough to balance uneven files, enough to keep the pipes quiet.
 CHUNK_FILES = 8
 #: Tasks in flight per worker: bounds the parsed files held in memory while the store catches up.
