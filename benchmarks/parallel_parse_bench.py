@@ -28,7 +28,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import PYTHON, REPO, env, git, load, machine, machine_line, median, write_section  # noqa: E402
+from _common import PYTHON, REPO, git, load, machine, machine_line, measured, median, write_section  # noqa: E402
 
 TOKIO = Path("/work/bench/repos/tokio")
 MODES = ("serial", "threads", "processes")
@@ -66,14 +66,12 @@ def parse_seconds(root: Path, size: int, mode: str, workers: int) -> tuple[float
     return time.perf_counter() - started, cpu_seconds() - cpu, units
 
 
-def index_seconds(code: Path, root: Path) -> float:
+def index_seconds(code: Path, root: Path, workers: str) -> tuple[float, float]:
+    """Wall and CPU seconds (the command and every process it waited for) of a first ``hookgraph index``."""
     shutil.rmtree(root / ".hookgraph", ignore_errors=True)
-    started = time.perf_counter()
-    proc = subprocess.run([PYTHON, "-m", "hookgraph.cli", "index"], cwd=root, capture_output=True, text=True,
-                          env=env(PYTHONPATH=str(code), HOOKGRAPH_NO_BACKGROUND="1", HOOKGRAPH_CACHE_MB="0"))
-    if proc.returncode != 0:
-        raise SystemExit(f"hookgraph index failed:\n{proc.stderr}")
-    return time.perf_counter() - started
+    run = measured([PYTHON, "-m", "hookgraph.cli", "index"], root, PYTHONPATH=str(code), HOOKGRAPH_NO_BACKGROUND="1",
+                   HOOKGRAPH_CACHE_MB="0", HOOKGRAPH_PARSE_WORKERS=workers)
+    return run.wall, run.cpu
 
 
 def main() -> None:
@@ -83,6 +81,7 @@ def main() -> None:
     parser.add_argument("--workers", type=int, default=2)
     parser.add_argument("--sizes", default="8,16,32,64,128,256,0", help="files parsed (0: all)")
     parser.add_argument("--baseline", default="main")
+    parser.add_argument("--index-rounds", type=int, help="rounds of the whole first index (default: --rounds)")
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
     sys.path.insert(0, str(REPO))
@@ -91,7 +90,7 @@ def main() -> None:
     try:
         root = fresh_copy(args.repo, work / args.repo.name)
         files = int(git(root, "ls-files", "-z").stdout.count("\0"))
-        sizes = [int(s) for s in args.sizes.split(",")]
+        sizes = [int(s) for s in args.sizes.split(",") if s.strip()]
         table: dict[tuple[int, str], list[float]] = {}
         cpu: dict[tuple[int, str], list[float]] = {}
         units: dict[int, set[int]] = {}
@@ -108,37 +107,48 @@ def main() -> None:
         old.mkdir()
         archive = subprocess.run(["git", "archive", args.baseline], cwd=REPO, check=True, capture_output=True).stdout
         subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
-        index: dict[str, list[float]] = {"baseline": [], "this": []}
-        for _ in range(args.rounds):
-            index["baseline"].append(index_seconds(old, root))
-            index["this"].append(index_seconds(REPO, root))
-            print(f"index: baseline {index['baseline'][-1]:.2f}s, this {index['this'][-1]:.2f}s", flush=True)
+        variants = {"baseline": (old, ""), "this, in-process": (REPO, "1"), "this": (REPO, "")}
+        index: dict[str, list[tuple[float, float]]] = {name: [] for name in variants}
+        for _ in range(args.index_rounds or args.rounds):
+            for name, (code, workers) in variants.items():
+                index[name].append(index_seconds(code, root, workers))
+            print("index: " + ", ".join(f"{n} {v[-1][0]:.2f}s" for n, v in index.items()), flush=True)
     finally:
         shutil.rmtree(work, ignore_errors=True)
     m = machine()
     rows = []
+    index_rows = []
+    for name, runs in index.items():
+        walls, cpus = [w for w, _ in runs], [c for _, c in runs]
+        index_rows.append(f"| {name} | {median(walls):.2f} s ({min(walls):.2f}-{max(walls):.2f}) | {median(cpus):.2f} s |")
     for size in sizes:
         serial = median(table[(size, "serial")])
         cells = [f"{median(table[(size, mode)]):.2f} s (x{serial / median(table[(size, mode)]):.2f}), "
                  f"CPU {median(cpu[(size, mode)]):.2f} s" for mode in MODES]
         rows.append(f"| {size or files} | {len(units[size]) and next(iter(units[size])):,} | " + " | ".join(cells) + " |")
-    section = (
-        "## Parsing on every core\n\n"
-        f"`python benchmarks/parallel_parse_bench.py --repo {args.repo} --rounds {args.rounds} --workers {args.workers} "
-        f"--baseline {args.baseline}`, {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. "
-        f"{machine_line(m, load_before)} Project: {args.repo.name} ({files} files) copied into a fresh git repository. "
+    name = f"Parsing on every core: {args.repo.name}"
+    parse_part = (
         f"Reading and parsing only (`hookgraph.sync.parallel.read_files`, nothing stored), the first N files in "
         f"path order, in-process, in {args.workers} threads and in {args.workers} forked processes; medians of "
         f"{args.rounds}, the modes alternating (speed-up against in-process in brackets). Every mode found the "
         "same units. CPU: user + system seconds of the process and its workers (what the other engineers' "
         "load cannot change, unlike wall time: the extra work forking and pickling cost).\n\n"
         "| files | units | in-process | threads | processes |\n|---:|---:|---:|---:|---:|\n" + "\n".join(rows) + "\n\n"
-        f"Whole first index (`hookgraph index`, no background embedder): baseline ({args.baseline}, parses "
-        f"in-process) {median(index['baseline']):.2f} s ({min(index['baseline']):.2f}-{max(index['baseline']):.2f}), "
-        f"this checkout {median(index['this']):.2f} s ({min(index['this']):.2f}-{max(index['this']):.2f}).\n"
+    ) if rows else ""
+    section = (
+        f"## {name}\n\n"
+        f"`python benchmarks/parallel_parse_bench.py --repo {args.repo} --rounds {args.rounds} --workers {args.workers} "
+        f"--sizes {args.sizes} --index-rounds {args.index_rounds or args.rounds} --baseline {args.baseline}`, "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}. {machine_line(m, load_before)} Project: "
+        f"{args.repo.name} ({files} files) copied into a fresh git repository. "
+        + parse_part
+        + f"Whole first index (`hookgraph index`, no background embedder, no vector cache), medians of "
+        f"{args.index_rounds or args.rounds}; baseline {args.baseline} parses in-process, \"this, in-process\" is "
+        "this checkout with `HOOKGRAPH_PARSE_WORKERS=1`; CPU: the command and every process it waited for.\n\n"
+        "| code | wall | CPU |\n|---|---:|---:|\n" + "\n".join(index_rows) + "\n"
     )
     if not args.no_write:
-        write_section("Parsing on every core", section)
+        write_section(name, section)
     print(section)
 
 
