@@ -79,8 +79,11 @@ def worker(root: Path, annotations: Path, checkpoints: list[int]) -> None:
             if step.remaining == 0:
                 break
         score(str(target))
-    while drain(database, embedder, max_batches=1).remaining:
-        pass
+    while True:
+        step = drain(database, embedder, max_batches=1)
+        seconds += step.seconds
+        if not step.remaining:
+            break
     with Store(database) as store:
         embedded = report.pending - store.pending_count()
     score("complete")
