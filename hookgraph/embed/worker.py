@@ -314,6 +314,8 @@ def yield_cpu() -> None:
     The autogroup is only touched by a session leader (the worker is started
     with a session of its own): otherwise it would be its caller's too.
     """
+    if hasattr(os, "sched_getscheduler") and hasattr(os, "SCHED_IDLE") and os.sched_getscheduler(0) == os.SCHED_IDLE:
+        return  # done already (a second round of the worker's loop)
     try:
         os.nice(NICENESS)
     except OSError:
@@ -340,13 +342,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     root = Path(args[0])
     _trace_crashes()
-    yield_cpu()
     home = _home(root)
     embedders: dict[str, Embedder] = {}
     while True:
         with _held(home) as mine:
             if not mine:
                 return 0  # another embedder runs; it will see our registration
+            # Only now: started idle, a busy machine could keep it from ever taking the lock, and `status`
+            # would say no embedder runs (and the next command start another).
+            yield_cpu()
             while _drain_round(home, embedders):
                 pass
         # Released: a sync that found us running just before may have registered after our last look.
