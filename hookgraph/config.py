@@ -22,6 +22,11 @@ Schema (every key optional; a missing file means all defaults)::
     [snapshot]
     embed_seconds = 2             # shared mode: how long pre-commit may embed for the snapshot it stages
 
+    [no_embed]                    # units that never get a vector (hookgraph.embed.no_embed; defaults there)
+    kinds = ["chunk", "block"]    # unit kinds
+    tests = ["tests", "test_*"]   # path patterns by reason: tests, generated, vendored, data, paths
+    min_lines = 2                 # units shorter than this (file units excepted)
+
     [cache]
     user_mb = 512                 # bound of ~/.cache/hookgraph/vectors.db (0: off; HOOKGRAPH_CACHE_MB wins)
     repo_mb = 256                 # bound of <git dir>/hookgraph/vectors.db (HOOKGRAPH_REPO_CACHE_MB wins)

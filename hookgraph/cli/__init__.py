@@ -417,12 +417,13 @@ def callees(symbol: str, as_json: bool) -> None:
 @friendly
 def status(as_json: bool) -> None:
     """Indexed commit, counts, model, and files stale against HEAD, the index and the working tree."""
-    from hookgraph.embed import worker
+    from hookgraph.embed import no_embed, worker
     from hookgraph.embed.queue import progress_of
     from hookgraph.cli.coverage import coverage_lines, language_coverage
     from hookgraph.sync import freshness
 
     root = _root()
+    rule = no_embed.load_rule(root)
     with _open_store(root) as store:
         _warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
         parser_note = freshness.older_parser_note(store)
@@ -449,6 +450,8 @@ def status(as_json: bool) -> None:
             },
             **store.counts(),
             "pending_vectors": queue.pending,
+            "not_embedded": no_embed.not_embedded(store, rule),
+            "no_embed_rule_applied": no_embed.rule_applied(store, rule),
             "embedder": {  # a stalled one (stopped, hung) is not "running", and its old rate says nothing
                 "running": stalled is None and worker.running(root),
                 "stalled": None if stalled is None else {
@@ -496,6 +499,7 @@ def status(as_json: bool) -> None:
                f"{count(info['units_without_vector'], 'unit')} without a vector; "
                f"{info['split_units']} split into windows; {info['truncated_units']} cut after their last window")
     click.echo(f"embedding: {_queue_line(info)}")
+    click.echo(f"no-embed:  {_no_embed_line(info)}")
     click.echo("edges:     " + (", ".join(f"{n} {k}" for k, n in sorted(info["edges"].items())) or "0"))
     for label, key in (("HEAD", "stale_vs_head"), ("index", "stale_vs_index"), ("worktree", "stale_vs_worktree")):
         paths = info[key]
@@ -544,6 +548,19 @@ def _queue_line(info: dict[str, Any]) -> str:
         if embedder["last_error"]:
             text += f"; last failure: {embedder['last_error']}"
     return shown(text)
+
+
+def _no_embed_line(info: dict[str, Any]) -> str:
+    """``status``'s line about the units the no-embed rule keeps from the model, and why."""
+    from hookgraph.plural import count
+
+    reasons = info["not_embedded"]
+    text = (f"{count(sum(reasons.values()), 'unit')} never embedded (found by words and graph): "
+            + ", ".join(f"{n:,} {r}" for r, n in reasons.items())) if reasons else "every unit is embedded"
+    text += "; [no_embed] in .hookgraph/config.toml sets the rule"
+    if not info["no_embed_rule_applied"]:
+        text += "; the rule changed since the last sync, the next one applies it"
+    return text
 
 
 def _duration(seconds: float) -> str:

@@ -171,6 +171,8 @@ class Counts(TypedDict):
 
 class Embedding(TypedDict):
     pending_vectors: int
+    #: Units the no-embed rule keeps from the model (found by words and graph), by reason.
+    not_embedded: dict[str, int]
     rate: float | None
     eta_seconds: float | None
     running: bool
@@ -363,12 +365,17 @@ class Tools:
 
     def status(self) -> dict[str, Any]:
         def answer(store: Any, view: View) -> dict[str, Any]:
-            from hookgraph.embed import worker
+            from hookgraph.config import ConfigError
+            from hookgraph.embed import no_embed, worker
             from hookgraph.embed.queue import progress_of
 
             from hookgraph.sync.freshness import older_parser_note
 
             counts = store.counts()
+            try:
+                not_embedded = no_embed.not_embedded(store, no_embed.load_rule(self.ws.root))
+            except ConfigError as exc:
+                raise ToolError(str(exc)) from None
             dims = store.get_meta("dims")
             queue = progress_of(store)
             said = view.to_json()
@@ -394,6 +401,7 @@ class Tools:
                 },
                 "embedding": {
                     "pending_vectors": queue.pending,
+                    "not_embedded": not_embedded,
                     "rate": None if queue.rate is None else round(queue.rate, 2),
                     "eta_seconds": None if queue.eta_seconds is None else round(queue.eta_seconds, 1),
                     "running": worker.running(self.ws.root),

@@ -5,7 +5,7 @@ calls :func:`start_background` after its transaction committed. That
 registers the index's queue in the repository's common git directory
 (``<git common dir>/hookgraph/queues/``, so every worktree's index is seen)
 and starts ``python -m hookgraph.embed.worker`` detached - new session, no
-terminal, low CPU priority - unless one is already running. The worker holds
+terminal, idle CPU priority (:func:`yield_cpu`) - unless one is already running. The worker holds
 ``embedder.lock`` there for its whole life (two never run at once), drains
 the registered queues one batch at a time each (:func:`hookgraph.embed.queue.drain`),
 and exits when all are empty. No daemon outlives its work, no server, no port.
@@ -43,7 +43,7 @@ if TYPE_CHECKING:
     from hookgraph.embed import Embedder
 
 __all__ = ["can_run", "start_background", "resume_if_needed", "running", "stall", "beat", "holder_pid", "hold", "wake",
-           "last_error", "main"]
+           "last_error", "yield_cpu", "main"]
 
 LOCK_FILE = "embedder.lock"
 LOG_FILE = "embedder.log"
@@ -61,6 +61,11 @@ QUEUES_DIR = "queues"
 LOG_LINES = 50
 #: CPU niceness of the worker: interactive work (the user's build, their editor) comes first.
 NICENESS = 10
+#: Nice value of the worker's autogroup (Linux, /proc/self/autogroup). The worker runs in a session of
+#: its own, and with autogroup (on by default on desktop Linux) the kernel first shares the CPU between
+#: sessions, then within each: a nice task alone in its session still took a full share (40-54% of two
+#: cores, issue 32). 19 is the lowest weight an autogroup can have (15 against 1024 for a nice-0 one).
+AUTOGROUP_NICE = 19
 
 
 def _home(root: Path) -> Path:
@@ -433,6 +438,38 @@ def _trace_crashes() -> None:
         pass
 
 
+def yield_cpu() -> None:
+    """Make this process (and the model threads it starts later) run only when the CPU has nothing else to do.
+
+    Three steps, each skipped silently where the system does not allow it:
+    ``nice`` (every Unix); the ``SCHED_IDLE`` class (Linux: such a task only
+    runs on a core no normal task wants; threads created later inherit it);
+    and the autogroup's own nice, because both of the others only weigh
+    against tasks of the same session while the kernel shares the CPU
+    between sessions first. Lowering one's own priority needs no privilege.
+    The autogroup is only touched by a session leader (the worker is started
+    with a session of its own): otherwise it would be its caller's too.
+    """
+    if hasattr(os, "sched_getscheduler") and hasattr(os, "SCHED_IDLE") and os.sched_getscheduler(0) == os.SCHED_IDLE:
+        return  # done already (a second round of the worker's loop)
+    try:
+        os.nice(NICENESS)
+    except OSError:
+        pass
+    if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
+        try:
+            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
+        except OSError:
+            pass
+    if os.getsid(0) != os.getpid():
+        return  # the autogroup is the whole session's (a terminal's, say): never slow down what started us
+    try:
+        with open("/proc/self/autogroup", "w", encoding="ascii") as f:
+            f.write(f"{AUTOGROUP_NICE}\n")
+    except OSError:  # not Linux, autogroup compiled out, or a read-only /proc: nothing more to give away
+        pass
+
+
 def main(argv: list[str] | None = None) -> int:
     """``python -m hookgraph.embed.worker ROOT``: drain every registered queue of ROOT's repository."""
     args = sys.argv[1:] if argv is None else argv
@@ -441,16 +478,15 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     root = Path(args[0])
     _trace_crashes()
-    try:
-        os.nice(NICENESS)
-    except OSError:
-        pass
     home = _home(root)
     embedders: dict[str, Embedder] = {}
     while True:
         with _held(home) as mine:
             if not mine:
                 return 0  # another embedder runs; it will see our registration
+            # Only now: started idle, a busy machine could keep it from ever taking the lock, and `status`
+            # would say no embedder runs (and the next command start another).
+            yield_cpu()
             while _drain_round(home, embedders):
                 pass
         # Released: a sync that found us running just before may have registered after our last look.

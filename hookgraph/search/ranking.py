@@ -290,7 +290,11 @@ def _score_waiting(
     lexical: list[tuple[int, float]],
     semantic: list[tuple[int, float]],
 ) -> None:
-    """Embed the best lexical candidates still waiting for their vector, on the spot (bounded), in place."""
+    """Embed the best lexical candidates still waiting for their vector, on the spot (bounded), in place.
+
+    A unit the no-embed rule keeps from the model is never waiting, so never embedded here either: the
+    rule exists to save model time, and ``_fuse`` lets its words stand in for its meaning.
+    """
     import time
 
     scored = {uid for uid, _ in semantic}
@@ -326,7 +330,8 @@ def _fuse(
     weights: tuple[float, float] | None = None,
 ) -> None:
     """Fuse the two halves into ``results``; ``impute``: a lexical candidate with no semantic score
-    (its vector is still being embedded) gets its lexical share for the semantic half too."""
+    (its vector is still being embedded, or the no-embed rule gave it none: see
+    :mod:`hookgraph.embed.no_embed`) gets its lexical share for the semantic half too."""
     if fusion == "rrf":
         for rank, (uid, score) in enumerate(lexical):
             r = results.setdefault(uid, Result(units[uid]))
@@ -362,7 +367,7 @@ def _fuse(
             if uid not in with_meaning:
                 r = results[uid]
                 r.score += semantic_weight * (score / best_lexical)
-                r.reasons.append("no vector yet: words stand in for meaning")
+                r.reasons.append("no vector (waiting, or not embedded by rule): words stand in for meaning")
 
 
 def _weights(intent: Intent) -> tuple[float, float]:

@@ -26,14 +26,16 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, cast
 
 from hookgraph import git
+from hookgraph.embed import no_embed, order
 from hookgraph.parse import compose, filters
 from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
 from hookgraph.sync.adopt import Offers
+from hookgraph.sync.parallel import FileRead, read_files
 from hookgraph.sync.target import TARGETS, SyncError, Target, read_target
 
 if TYPE_CHECKING:
@@ -44,7 +46,8 @@ if TYPE_CHECKING:
 
 __all__ = ["TARGETS", "SyncError", "SyncReport", "Target", "read_target", "sync"]
 
-#: Queue priority of a hook's texts (a commit's few functions) over a first index's thousands.
+#: Queue priority tier of a hook's texts (a commit's few functions) over a first index's thousands; within a
+#: tier, the units most likely asked about first (:mod:`hookgraph.embed.order`).
 PRIORITY_INCREMENTAL = 1
 PRIORITY_BULK = 0
 
@@ -263,11 +266,13 @@ def _sync(
         priority = PRIORITY_BULK if (full or not stored) else PRIORITY_INCREMENTAL
         # --reembed asks the model for every vector: no cache and no snapshot is read
         sources = [] if reembed else list(snapshots) if defer_offers else _sources(root, caches, snapshots, database)
-        embed = _Vectors(store, embedder, root, Offers(sources), priority)
+        rule = no_embed.load_rule(root)
+        embed = _Vectors(store, embedder, root, Offers(sources), priority, rule)
         text_chunks = filters.text_chunks_wanted(root)
         if not full:  # even with nothing to do: a switched model is reported at once
             embed.check_model()
-        if not changed and not deleted and not full:
+        rule_changed = bool(stored) and store.get_meta(no_embed.RULE_META) != rule.fingerprint
+        if not changed and not deleted and not full and not rule_changed:
             report.pending = store.pending_count()
             report.seconds = time.perf_counter() - started
             return report
@@ -284,9 +289,12 @@ def _sync(
                     store.set_meta(NO_CACHE_META, "1")
                 for p in deleted:
                     store.delete_file(p)
-                with git.BlobReader(root) as reader:
-                    for p in sorted(changed):
-                        _sync_file(store, reader, target, p, wanted[p], embed, report, text_chunks)
+                if rule_changed and not full:
+                    again = _apply_rule(store, rule)  # files with units the rule now wants embedded
+                    changed = sorted(set(changed) | {p for p in again if p in wanted})
+                with git.BlobReader(root) as reader:  # on every core for a big sync (hookgraph.sync.parallel)
+                    for p, read in read_files(root, target, sorted(changed), wanted, text_chunks, reader):
+                        _store_file(store, p, wanted[p], read, embed, report)
                         if bar:
                             bar.advance()
                 store.drop_unwanted_pending()
@@ -301,6 +309,7 @@ def _sync(
                     store.set_meta("synced_commit", target.commit)
                 if full or not stored:  # every file was parsed now (see hookgraph.parse.version)
                     store.set_meta(PARSER_META, parser_fingerprint())
+                store.set_meta(no_embed.RULE_META, rule.fingerprint)
         finally:
             if bar:
                 bar.close()
@@ -464,51 +473,17 @@ def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
     prepare_directory(directory, warnings)
 
 
-def _sync_file(
-    store: Store,
-    reader: git.BlobReader,
-    target: Target,
-    path: str,
-    entry: git.Entry,
-    embed: _Vectors,
-    report: SyncReport,
-    text_chunks: bool = True,
-) -> None:
-    """Index one file, or record why not. What needs no read (vendored,
-    too large, a symlink) is decided first; the language after reading, since
-    the bytes decide a ``.h`` or a file with only a ``#!`` line to go by."""
-    from hookgraph.parse.languages import language_for, language_for_path
-
+def _store_file(store: Store, path: str, entry: git.Entry, read: FileRead, embed: _Vectors,
+                report: SyncReport) -> None:
+    """Write one file as :func:`hookgraph.sync.parallel.read_file` read it: its units, or why it is skipped."""
     store.delete_units_of(path)
-    reason = filters.path_skip_reason(path, entry.size)
-    if reason is None and not entry.regular:  # a symlink's "content" is a path, a submodule's a commit
-        reason = "symlink" if entry.mode == git.SYMLINK_MODE else "submodule"
-    data: bytes | None = None
-    if reason is None:
-        data = target.overrides.get(path)
-        if data is None:
-            data = reader.read(entry.blob, filters.DEFAULT_MAX_BYTES)  # a 50 MB blob is never held
-        if data is None:
-            too_large = reader.last_size is not None and reader.last_size > filters.DEFAULT_MAX_BYTES
-            reason = "too-large" if too_large else "unreadable"
-        else:
-            from hookgraph.parse.encoding import to_utf8
-
-            data = to_utf8(data)  # a BOM or a coding cookie: UTF-16 is text, Latin-1 names stay whole
-            reason = filters.content_skip_reason(data)
-    if reason is not None or data is None:
-        language = language_for(path, data) if data is not None else language_for_path(path)
-        store.upsert_file(path, entry.blob, language, f"skipped:{reason}", 0, 0)
-        report.skipped[reason or "unreadable"] += 1
+    if read.skipped is not None:
+        store.upsert_file(path, entry.blob, read.language, f"skipped:{read.skipped}", 0, 0)
+        report.skipped[read.skipped] += 1
         return
-    from hookgraph.parse import parse_file
-    from hookgraph.sync import crash_guard
-
-    crash_guard.note(path, entry.blob)  # a grammar that crashes here is told by name (sync.crash_guard)
-    parsed = parse_file(path, data, text_chunks=text_chunks)
-    crash_guard.note(None)
+    parsed = read.parsed
     if parsed is None:  # text of no known format, with [index] unknown_text = "skip"
-        store.upsert_file(path, entry.blob, language_for(path, data), "skipped:unknown-language", 0, 0)
+        store.upsert_file(path, entry.blob, read.language, "skipped:unknown-language", 0, 0)
         return
     truncated, split = _write_units(store, parsed, embed)
     report.units_written += len(parsed.units)
@@ -518,12 +493,42 @@ def _sync_file(
     store.upsert_file(path, entry.blob, parsed.language, status, len(parsed.units), truncated)
 
 
+def _apply_rule(store: Store, rule: no_embed.NoEmbedRule) -> set[str]:
+    """The no-embed rule changed since the units were written: bring them in line without the model.
+
+    A queued unit the rule now excludes stops waiting (its text leaves the
+    queue with ``drop_unwanted_pending``); a unit without a vector that the
+    rule now wants cannot be queued without its composed text, so its file
+    is returned to be parsed again. Vectors already there stay.
+    """
+    again: set[str] = set()
+    stop_waiting: list[tuple[int]] = []
+    rows = cast("list[tuple[int, str, str, int, int, int]]", store.db.execute(
+        "SELECT id, path, kind, start_line, end_line, text_hash IS NOT NULL FROM units WHERE vector_id IS NULL"
+    ).fetchall())
+    for uid, path, kind, start, end, waiting in rows:
+        excluded = rule.reason(path, kind, start, end) is not None
+        if waiting and excluded:
+            stop_waiting.append((uid,))
+        elif not waiting and not excluded:
+            again.add(path)
+    store.db.executemany("UPDATE units SET text_hash = NULL WHERE id = ?", stop_waiting)
+    return again
+
+
 def _write_units(store: Store, parsed: ParsedFile, embed: _Vectors) -> tuple[int, int]:
-    """Insert the file's units (each with its vector, or queued for one) and edges; returns units truncated and split."""
+    """Insert the file's units (each with its vector, or queued for one) and edges; returns units truncated and split.
+
+    A unit the no-embed rule excludes is never queued: it takes a vector
+    only where one exists already, else it has none (found by words and graph).
+    """
     texts = compose.embed_texts(parsed)
-    vector_ids, hashes, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units])
+    embeddable = [embed.rule.reason(u.path, u.kind, u.start_line, u.end_line) is None for u in parsed.units]
+    priorities = [order.queue_priority(embed.priority, u) for u in parsed.units]
+    vector_ids, hashes, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units], embeddable,
+                                                             priorities)
     unit_ids: dict[str, int] = {}
-    for unit, vector_id, text_hash in zip(parsed.units, vector_ids, hashes):
+    for unit, vector_id, text_hash, wanted in zip(parsed.units, vector_ids, hashes, embeddable):
         uid = store.insert_unit(
             (
                 unit.path,
@@ -539,7 +544,7 @@ def _write_units(store: Store, parsed: ParsedFile, embed: _Vectors) -> tuple[int
                 vector_id,
             ),
             compose.fts_columns(unit),
-            None if vector_id is not None else text_hash,
+            None if vector_id is not None or not wanted else text_hash,
         )
         unit_ids.setdefault(unit.qualname, uid)
     file_unit = unit_ids.get(parsed.path)
@@ -565,8 +570,9 @@ class _Vectors:
     """
 
     def __init__(self, store: Store, embedder: Embedder | None, root: Path | None,
-                 offers: Offers, priority: int) -> None:
+                 offers: Offers, priority: int, rule: no_embed.NoEmbedRule = no_embed.DEFAULT) -> None:
         self.store = store
+        self.rule = rule
         self._embedder = embedder
         self._root = root
         self.offers = offers
@@ -617,11 +623,16 @@ class _Vectors:
         ):
             self.store.set_meta(key, value)
 
-    def vectors_for(self, texts: list[str], languages: list[str]) -> tuple[list[int | None], list[bytes], int, int]:
-        """Per text: its vector id (None while queued) and key; and how many are truncated, split.
+    def vectors_for(self, texts: list[str], languages: list[str], embeddable: list[bool] | None = None,
+                    priorities: list[int] | None = None) -> tuple[list[int | None], list[bytes], int, int]:
+        """Per text: its vector id (None while queued, or never to be embedded) and key; and how many are
+        truncated, split.
 
         The key is the recipe (model SHA-256, document prefix, window size)
-        plus the text, so a known text needs no model at all.
+        plus the text, so a known text needs no model at all. A text that is
+        not ``embeddable`` (the no-embed rule) takes a vector found without
+        the model, and is never queued. ``priorities``: each text's place in
+        the queue (:mod:`hookgraph.embed.order`; the highest of its units').
         """
         self.used = True
         recipe = self.embedder.recipe
@@ -635,12 +646,23 @@ class _Vectors:
                 known.update(self.store.vector_info([text_hash]))
             else:
                 missing[text_hash] = i
-        if missing and self.offers.sources:
+        if missing and self.offers.sources:  # offered vectors wait for the sample check (sync.adopt)
             self.offers.collect(missing, texts, languages, self.embedder.dims)
-        if missing:
-            self.queued += self.store.queue_texts(
-                ((h, languages[i], texts[i]) for h, i in missing.items()), self.priority
-            )
+        wanted = None if embeddable is None else {hashes[i] for i, yes in enumerate(embeddable) if yes}
+        queue = {h: i for h, i in missing.items() if wanted is None or h in wanted}
+        if queue:
+            by_priority: dict[int, list[tuple[bytes, str, str]]] = {}
+            if priorities is None:
+                by_priority[self.priority * order.SPAN] = [(h, languages[i], texts[i]) for h, i in queue.items()]
+            else:
+                best: dict[bytes, int] = {}
+                for i, text_hash in enumerate(hashes):
+                    if text_hash in queue and (embeddable is None or embeddable[i]):
+                        best[text_hash] = max(best.get(text_hash, priorities[i]), priorities[i])
+                for text_hash, i in queue.items():
+                    by_priority.setdefault(best[text_hash], []).append((text_hash, languages[i], texts[i]))
+            for priority, rows in sorted(by_priority.items(), reverse=True):
+                self.queued += self.store.queue_texts(rows, priority)
         ids: list[int | None] = []
         truncated = split = 0
         for text_hash in hashes:
