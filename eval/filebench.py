@@ -40,7 +40,7 @@ from collections import defaultdict
 from pathlib import Path
 from typing import Any
 
-from eval.run import CachingEmbedder, cache_dir, log, recipe_hash, set_constant
+from eval.run import CachingEmbedder, cache_dir, log, parse_setting, recipe_hash, set_constant
 
 SHARED = Path(__file__).resolve().parent.parent.parent / "shared" / "filebench"
 STATES = ("pending", "complete")
@@ -113,20 +113,9 @@ def _copy_db(db: Path, dest: Path) -> None:
 
 
 def apply_sets(settings: list[str]) -> None:
-    """``module.NAME=value`` for hookgraph.<module> constants (numbers, booleans, strings)."""
+    """``module.NAME=value`` for hookgraph.<module> constants, also where the package's modules read them."""
     for item in settings:
-        target, _, raw = item.partition("=")
-        module_name, _, attr = target.rpartition(".")
-        module = importlib.import_module(f"hookgraph.{module_name}")
-        if not hasattr(module, attr):
-            raise SystemExit(f"error: hookgraph.{module_name} has no {attr}")
-        old = getattr(module, attr)
-        value: Any = raw
-        if isinstance(old, bool):
-            value = raw.lower() in ("1", "true", "yes", "on")
-        elif isinstance(old, (int, float)):
-            value = type(old)(float(raw)) if isinstance(old, float) else int(float(raw))
-        set_constant(module_name, attr, value)  # also in the module that reads it (search/ranking.py, ...)
+        set_constant(*parse_setting(item))
 
 
 def ask_files(store: Any, query: str, embedder: Any, top: int = 10) -> tuple[list[str], bool]:

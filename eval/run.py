@@ -927,28 +927,36 @@ def git_state() -> str:
 
 def apply_overrides(settings: list[str], embedder: CachingEmbedder) -> None:
     """``--set module.NAME=value`` changes a ranking constant for this run only."""
-    import importlib
 
     for item in settings:
         name, _, raw = item.partition("=")
         if name == "query_instruction":
             embedder.query_instruction = raw
             continue
-        module_name, _, attr = name.rpartition(".")
+        module_name, attr, value = parse_setting(item)
         if any(f.startswith(module_name.replace(".", "/")) for f in RECIPE_FILES):
             RECIPE_OVERRIDES.append(item)
-        module = importlib.import_module(f"hookgraph.{module_name}")
-        if not hasattr(module, attr):
-            raise SystemExit(f"--set {item}: hookgraph.{module_name} has no {attr}")
-        current = getattr(module, attr)
-        value: Any = raw
-        if isinstance(current, bool):
-            value = raw.lower() in ("1", "true", "yes", "on")
-        elif isinstance(current, (int, float)):
-            value = type(current)(raw)
-        elif isinstance(current, tuple):
-            value = tuple(type(current[0])(part) for part in raw.split(","))
         set_constant(module_name, attr, value)
+
+
+def parse_setting(item: str) -> tuple[str, str, Any]:
+    """``module.NAME=value`` -> (module, NAME, value typed like the constant it replaces)."""
+    import importlib
+
+    name, _, raw = item.partition("=")
+    module_name, _, attr = name.rpartition(".")
+    module = importlib.import_module(f"hookgraph.{module_name}")
+    if not hasattr(module, attr):
+        raise SystemExit(f"--set {item}: hookgraph.{module_name} has no {attr}")
+    current = getattr(module, attr)
+    value: Any = raw
+    if isinstance(current, bool):
+        value = raw.lower() in ("1", "true", "yes", "on")
+    elif isinstance(current, (int, float)):
+        value = type(current)(float(raw)) if isinstance(current, float) else int(float(raw))
+    elif isinstance(current, tuple):
+        value = tuple(type(current[0])(part) for part in raw.split(","))
+    return module_name, attr, value
 
 
 def set_constant(module_name: str, attr: str, value: Any) -> None:
