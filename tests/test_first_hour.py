@@ -318,6 +318,27 @@ def cacheless_env(**extra: str) -> dict[str, str]:
     return env
 
 
+def test_an_endless_lock_wait_or_embed_budget_is_named_and_the_default_used(tmp_path: Path) -> None:
+    """``HOOKGRAPH_LOCK_TIMEOUT=inf`` would let a hook wait for the index lock forever, ``[snapshot]
+    embed_seconds = inf`` (a committed config.toml) would hold every shared-mode commit until all is embedded."""
+    from tests.conftest import TINY_APP, make_repo
+
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
+    env = cacheless_env(XDG_CACHE_HOME=str(tmp_path / "cache"), HOOKGRAPH_LOCK_TIMEOUT="inf")
+    hook = run_cli(root, "hook", "post-checkout", env=env)
+    assert hook.returncode == 0 and "Traceback" not in hook.stderr
+    assert "HOOKGRAPH_LOCK_TIMEOUT=inf (environment) is not a number of seconds from 0 to 3600" in hook.stderr
+    assert run_cli(root, "install", "--shared", env=cacheless_env(XDG_CACHE_HOME=str(tmp_path / "cache"))).returncode == 0
+    config = root / ".hookgraph" / "config.toml"
+    config.write_text(config.read_text() + "\n[snapshot]\nembed_seconds = inf\n")
+    write_files(root, {"more.py": "def extra():\n    return 1\n"})
+    git(root, "add", "-A")
+    commit = subprocess.run(["git", "commit", "-q", "-m", "more"], cwd=root, env=cacheless_env(
+        XDG_CACHE_HOME=str(tmp_path / "cache")), capture_output=True, text=True)
+    assert commit.returncode == 0, commit.stderr
+    assert f"{config}: [snapshot] embed_seconds = inf is not a time budget" in commit.stderr, commit.stderr
+
+
 def test_a_cache_size_of_inf_names_the_key_and_the_file_and_hooks_let_git_go_on(tmp_path: Path) -> None:
     from tests.conftest import TINY_APP, make_repo
 

@@ -274,7 +274,7 @@ def run_hook(
         outcome.action = "skipped-rebase"
         return outcome
     if lock_timeout is None:
-        lock_timeout = _env_float("HOOKGRAPH_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT)
+        lock_timeout = _env_float("HOOKGRAPH_LOCK_TIMEOUT", DEFAULT_LOCK_TIMEOUT, outcome.warnings)
 
     from hookgraph.sync import shared
     from hookgraph.store import snapshot
@@ -318,6 +318,10 @@ def record_report(outcome: Outcome, report: SyncReport) -> None:
 
 #: Seconds the shared-mode pre-commit hook may embed so its snapshot carries the commit's vectors.
 SHARED_EMBED_SECONDS = 2.0
+#: The most a config may give it (``inf`` would hold every commit until everything is embedded).
+MAX_EMBED_SECONDS = 600.0
+#: The longest ``HOOKGRAPH_LOCK_TIMEOUT`` a hook accepts.
+MAX_LOCK_TIMEOUT = 3600.0
 
 
 def _embed_for_the_snapshot(root: Path, embedder: Embedder | None, lock_timeout: float, outcome: Outcome) -> None:
@@ -337,7 +341,13 @@ def _embed_for_the_snapshot(root: Path, embedder: Embedder | None, lock_timeout:
         budget = config.get(root, "snapshot", "embed_seconds", SHARED_EMBED_SECONDS)
     except config.ConfigError:
         budget = SHARED_EMBED_SECONDS
-    if not isinstance(budget, (int, float)) or isinstance(budget, bool) or budget <= 0:
+    if not isinstance(budget, (int, float)) or isinstance(budget, bool) or not 0 <= budget <= MAX_EMBED_SECONDS:
+        # a committed config.toml is anyone's: `inf` would hold every commit until all is embedded
+        outcome.warnings.append(f"{config.config_path(root)}: [snapshot] embed_seconds = {budget!r} is not a time "
+                                f"budget: use seconds from 0 to {MAX_EMBED_SECONDS:g}, or remove the line "
+                                f"(default {SHARED_EMBED_SECONDS:g}); the default was used")
+        budget = SHARED_EMBED_SECONDS
+    if budget <= 0:
         return
     report = drain(db_path(root), embedder or embedder_for_repo(root), deadline=time.monotonic() + float(budget),
                    lock_timeout=lock_timeout)
@@ -375,11 +385,21 @@ def _diagnosed(exc: BaseException) -> str:
     return diagnose(db_path(root), exc).message
 
 
-def _env_float(name: str, default: float) -> float:
-    try:
-        return float(os.environ.get(name, "") or default)
-    except ValueError:
+def _env_float(name: str, default: float, warnings: list[str]) -> float:
+    """A number of seconds from the environment; ``inf``, ``nan``, a negative number or text is named in one
+    warning and the default is used (an endless lock wait would hold git forever)."""
+    raw = os.environ.get(name, "").strip()
+    if not raw:
         return default
+    try:
+        value = float(raw)
+    except ValueError:
+        value = float("nan")
+    if not 0 <= value <= MAX_LOCK_TIMEOUT:
+        warnings.append(f"{name}={raw} (environment) is not a number of seconds from 0 to {MAX_LOCK_TIMEOUT:g}; "
+                        f"the default {default:g} was used")
+        return default
+    return value
 
 
 def log_outcome(outcome: Outcome) -> None:
