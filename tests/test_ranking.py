@@ -424,6 +424,9 @@ def markup_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
     repo = make_repo(tmp_path_factory.mktemp("markup") / "shop", {
         "src/shop/HtmlText.java": ESCAPE, "web/escaping.html": PAGE, "config/settings.yaml": SETTINGS,
     })
+    # Blocks embedded here (the no-embed rule would keep them from the model): this pins FALLBACK_WEIGHT alone.
+    (repo / ".hookgraph").mkdir(exist_ok=True)
+    (repo / ".hookgraph" / "config.toml").write_text('[no_embed]\nkinds = ["chunk"]\n')
     index_now(repo, embedder)
     return repo
 

@@ -15,6 +15,7 @@ import pytest
 import hookgraph.search.boosts as boosts_module
 import hookgraph.search.files as files_module
 import hookgraph.search.question_weights as weights_module
+import hookgraph.search.ranking as ranking_module
 from hookgraph.search import answer_match, read_intent, search, search_files
 from hookgraph.search.intent import code_names, is_code_name
 from hookgraph.search.paths import words_match
@@ -611,7 +612,13 @@ def test_a_question_about_behaviour_ranks_the_code_before_a_named_value(tmp_path
         ranked = [r.unit.qualname for r in search(store, question, top=2, embedder=embedder)]
         assert ranked == ["Cache.Sweep", "DefaultTTL"]
         assert search(store, "DefaultTTL", top=1, embedder=embedder)[0].unit.kind == "constant"
+        # The one-line constant gets no vector (the no-embed rule): its words earn it half the semantic half
+        # (search.NO_EMBED_MEANING); with all of it, as a unit that waits for its vector gets, the value wins.
+        monkeypatch.setattr(ranking_module, "NO_EMBED_MEANING", 1.0)
+        assert search(store, question, top=1, embedder=embedder)[0].unit.qualname == "DefaultTTL"
+        monkeypatch.undo()
         monkeypatch.setattr(weights_module, "VALUE_WEIGHT", 1.0)  # without the rule the value wins
+        monkeypatch.setattr(ranking_module, "NO_EMBED_MEANING", 1.0)
         assert search(store, question, top=1, embedder=embedder)[0].unit.qualname == "DefaultTTL"
 
 

@@ -94,8 +94,8 @@ def test_the_file_named_after_the_subject_is_lifted(retry_repo: Path, embedder, 
 
 
 def test_a_file_named_after_the_subject_joins_the_candidates(retry_repo: Path, embedder, monkeypatch) -> None:
-    """PATH_CANDIDATE_FILES: with one candidate per list (FILES_CANDIDATES), only the path brings ``retry.py`` in."""
-    monkeypatch.setattr(ranking_module, "FILES_CANDIDATES", 1)
+    """PATH_CANDIDATE_FILES: with one candidate per list, only the path brings ``retry.py`` in at all."""
+    monkeypatch.setattr(ranking_module, "CANDIDATES", 1)
     question = "retry connection wait"
     with Store(retry_repo / ".hookgraph" / "index.db") as store:
         assert "retry.py" in [f.path for f in search_files(store, question, top=5, embedder=None)]

@@ -81,6 +81,17 @@ def _answers(repo: Repo, root: Path) -> dict[str, object]:
     return out
 
 
+def _without_vector(store: Store) -> int:
+    return store.integer("SELECT count(*) FROM units WHERE vector_id IS NULL")
+
+
+def _never_embedded(store: Store) -> int:
+    """Units the no-embed rule keeps from the model (issue 32: one-liners, tests, data): never given a vector."""
+    from hookgraph.embed.no_embed import DEFAULT, not_embedded
+
+    return sum(not_embedded(store, DEFAULT).values())
+
+
 def _honest(repo: Repo, tmp_path: Path, name: str = "honest") -> dict[str, object]:
     """A clone of the same commit, indexed from scratch with no snapshot and no cache to read."""
     clone = tmp_path / name
@@ -165,7 +176,7 @@ def test_a_clone_of_an_honest_snapshot_adopts_every_vector_at_once(author: Repo,
     assert "rejected" not in proc.stderr
     assert json.loads(proc.stdout)["pending_vectors"] == 0
     with Store(db_path(mate), readonly=True) as store:
-        assert store.integer("SELECT count(*) FROM units WHERE vector_id IS NULL") == 0
+        assert _without_vector(store) == _never_embedded(store)
     assert _answers(author, mate) == _honest(author, tmp_path)
 
 
@@ -207,7 +218,7 @@ def test_a_clone_answers_before_the_check_and_the_background_embedder_adopts_aft
     assert proc.returncode == 0, proc.stderr
     with Store(db_path(mate), readonly=True) as store:
         assert store.pending_count() == 0 and store.get_meta(DEFERRED_META) is None
-        assert store.integer("SELECT count(*) FROM units WHERE vector_id IS NULL") == 0
+        assert _without_vector(store) == _never_embedded(store)
     embedded = sum(int(line.split()[1]) for line in (tmp_path / "embedded.log").read_text().splitlines()) \
         if (tmp_path / "embedded.log").exists() else 0
     status = repo.hookgraph("status", cwd=mate)

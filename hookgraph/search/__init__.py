@@ -91,7 +91,7 @@ from hookgraph.search.question_weights import (
 )
 from hookgraph.search.ranking import (
                                       CANDIDATES,
-                                      FILES_CANDIDATES,
+                                      NO_EMBED_MEANING,
                                       COMPLETE_SCORES,
                                       FILES_DEPTH,
                                       FUSION,
@@ -117,7 +117,7 @@ __all__ = ["Result", "FileResult", "search", "search_files", "answer_match", "qu
            "looks_like_identifier", "read_intent", "resolve_name", "is_test_path", "rank", "secondary_weight",
            "STOPWORDS",
            # the ranking constants, each read from its home module (see above)
-           "AMBIGUOUS_CALL", "CANDIDATES", "FILES_CANDIDATES", "CHANGELOG_WEIGHT", "COHERENCE", "COMPLETE_SCORES",
+           "AMBIGUOUS_CALL", "CANDIDATES", "NO_EMBED_MEANING", "CHANGELOG_WEIGHT", "COHERENCE", "COMPLETE_SCORES",
            "DECLARATIONS_AFTER_WINDOW", "DECLARATIONS_GIVE_WAY", "DEDUP_CONTAINERS", "DEFINITIONS_FIRST",
            "DEFINITION_BOOST", "DOC_WEIGHT", "EXACT_MARGIN", "FALLBACK_WEIGHT", "FILES_DEPTH", "FOLDER_BOOST",
            "FREQUENCY_CAP", "FUSION", "GRAPH_ANSWERS", "GRAPH_DECAY", "GRAPH_SEEDS", "IDENTIFIER_LEXICAL_WEIGHT",

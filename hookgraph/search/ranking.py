@@ -44,9 +44,11 @@ if TYPE_CHECKING:
 
 #: How many candidates each list contributes before fusion.
 CANDIDATES = 100
-#: The same for the files ranking (``search_files``): a file is the sum of its units, and a deeper list
-#: gives it more of them. Filebench, vectors in: 100 -> 200 gave 0.861 -> 0.865 (architecture 0.792 -> 0.804).
-FILES_CANDIDATES = 200
+#: The share of the semantic half a unit the no-embed rule keeps from the model gets from its words (a waiting
+#: unit gets all of it: it will have a vector). Full credit let a one-line constant or an HTML block that repeats
+#: the question's words pass the code that does the work (tests/test_ranking*.py); none at all would bury
+#: a one-liner asked about in its own words.
+NO_EMBED_MEANING = 0.5
 #: How the two lists are fused: "weighted" (normalised scores) or "rrf" (reciprocal ranks).
 FUSION = "weighted"
 #: Reciprocal rank fusion constant (the usual 60 flattens a short list too much).
@@ -154,16 +156,15 @@ def rank(
 ) -> list[Result]:
     """Every candidate for ``query`` ranked, with confidences; the first ``depth`` are the ones arranged for showing.
 
-    ``for_files``: ranked for the files ranking: deeper candidate lists (``FILES_CANDIDATES``), and files
-    named after the question's words join the candidates (the unit ranking of ``search`` is measured
-    without either).
+    ``for_files``: ranked for the files ranking: files named after the question's words join the
+    candidates (the unit ranking of ``search`` is measured without them).
     """
     fusion = fusion or FUSION
     intent = read_intent(query)
     question = intent.kind != "identifier"
     words = query_words(query)
     every_lexical = store.fts_search(fts_query(words), LEXICAL_DEPTH) if words else []
-    candidates = FILES_CANDIDATES if for_files else CANDIDATES
+    candidates = CANDIDATES
     lexical = every_lexical[:candidates]
     if for_files and question and PATH_CANDIDATE_FILES and words:
         lexical = _with_path_candidates(store, words, every_lexical, lexical)
@@ -194,7 +195,10 @@ def rank(
     lexical = [(u, s) for u, s in lexical if u in keep]
     semantic = [(u, s) for u, s in semantic if u in keep]
     weights = _weights(intent)
-    _fuse(results, units, lexical, semantic, fusion, impute=query_vector is not None, weights=weights)
+    never = _never_embedded(store, {uid for uid, _ in lexical} - {uid for uid, _ in semantic}) \
+        if query_vector is not None and NO_EMBED_MEANING != 1.0 else set()
+    _fuse(results, units, lexical, semantic, fusion, impute=query_vector is not None, weights=weights,
+          never_embedded=never)
     for uid in exact_ids:
         if uid in keep:
             r = results.setdefault(uid, Result(units[uid]))
@@ -325,6 +329,14 @@ def _score_waiting(
     semantic.sort(key=lambda item: -item[1])
 
 
+def _never_embedded(store: Store, unit_ids: set[int]) -> set[int]:
+    """The units among these that the no-embed rule keeps from the model (no text to embed, ever)."""
+    if not unit_ids:
+        return set()
+    return {int(uid) for (uid,) in store.rows_in("SELECT id FROM units WHERE id IN ({in}) AND text_hash IS NULL",
+                                                  unit_ids)}
+
+
 def _fuse(
     results: dict[int, Result],
     units: dict[int, UnitRow],
@@ -333,6 +345,7 @@ def _fuse(
     fusion: str,
     impute: bool = False,
     weights: tuple[float, float] | None = None,
+    never_embedded: set[int] | frozenset[int] = frozenset(),
 ) -> None:
     """Fuse the two halves into ``results``; ``impute``: a lexical candidate with no semantic score
     (its vector is still being embedded, or the no-embed rule gave it none: see
@@ -371,8 +384,12 @@ def _fuse(
         for uid, score in lexical:
             if uid not in with_meaning:
                 r = results[uid]
-                r.score += semantic_weight * (score / best_lexical)
-                r.reasons.append("no vector (waiting, or not embedded by rule): words stand in for meaning")
+                if uid in never_embedded:
+                    r.score += NO_EMBED_MEANING * semantic_weight * (score / best_lexical)
+                    r.reasons.append("no vector (not embedded by rule): its words stand in for part of its meaning")
+                else:
+                    r.score += semantic_weight * (score / best_lexical)
+                    r.reasons.append("no vector yet: words stand in for meaning")
 
 
 def _weights(intent: Intent) -> tuple[float, float]:
