@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import signal
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -19,6 +20,12 @@ os.environ["HOOKGRAPH_NO_BACKGROUND"] = "1"
 #: No user-level vector cache unless a test asks for one: a text one test embedded must not be found by
 #: the next (tests count what is embedded). Tests of the cache set their own XDG_CACHE_HOME and size.
 os.environ["HOOKGRAPH_CACHE_MB"] = "0"
+
+#: A suite started in the background of a non-interactive shell (``bash -c 'scripts/test &'``) inherits SIGINT
+#: ignored, and so would every process it starts: the Ctrl-C tests (an interrupted query, a fork, `index --wait`
+#: on a terminal) would find Ctrl-C doing nothing. Python's own handler back, as in a foreground run.
+if signal.getsignal(signal.SIGINT) == signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 FIXTURES = Path(__file__).parent / "fixtures"
 REQUESTS_FIXTURE = FIXTURES / "requests_repo"
