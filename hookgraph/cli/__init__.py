@@ -536,7 +536,9 @@ def _queue_line(info: dict[str, Any]) -> str:
     if embedder["rate"]:
         text += f", {embedder['rate']:.1f} texts/s"
     if embedder["eta_seconds"] is not None:
-        text += f", about {_duration(embedder['eta_seconds'])} left"
+        from hookgraph.cli.embedding import duration
+
+        text += f", about {duration(embedder['eta_seconds'])} left"
     if embedder["stalled"]:
         text += f"; stalled: {embedder['stalled']['message']}"
     elif embedder["running"]:
@@ -561,14 +563,6 @@ def _no_embed_line(info: dict[str, Any]) -> str:
     if not info["no_embed_rule_applied"]:
         text += "; the rule changed since the last sync, the next one applies it"
     return text
-
-
-def _duration(seconds: float) -> str:
-    if seconds < 90:
-        return f"{seconds:.0f} s"
-    if seconds < 90 * 60:
-        return f"{seconds / 60:.0f} min"
-    return f"{seconds / 3600:.1f} h"
 
 
 def _register_extra_commands() -> None:

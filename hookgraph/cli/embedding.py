@@ -71,7 +71,7 @@ class _Bar:
         rate = self.rate(now)
         tail = f" {self.done:,}/{self.total:,}"
         if rate:
-            tail += f"  {rate:.1f} texts/s  about {_duration((self.total - self.done) / rate)} left"
+            tail += f"  {rate:.1f} texts/s  about {duration((self.total - self.done) / rate)} left"
         room = max(10, min(40, width - len(self.label) - len(tail) - 4))
         filled = room * self.done // self.total if self.total else room
         return f"{self.label} [{'#' * filled}{'-' * (room - filled)}]{tail}"[: max(20, width - 1)]
@@ -91,7 +91,8 @@ class _Bar:
             self.open = False
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """A time left as people read it: seconds, minutes or hours (the bar and ``status`` say it alike)."""
     if seconds < 90:
         return f"{seconds:.0f} s"
     if seconds < 90 * 60:
