@@ -1020,6 +1020,23 @@ impl Pool {
     pub fn size(&self) -> usize {
         self.size
     }
+
+    cfg_metrics! {
+        /// How many workers are idle (a `}` in a comment, '}' and "}{" in literals count for nothing).
+        pub fn idle(&self) -> usize {
+            let _brace = '}';
+            let _both = "}{";
+            0
+        }
+    }
+
+    pub fn after_the_block(&self) {}
+}
+
+/// Waits on several branches, returning when the first completes.
+#[macro_export]
+macro_rules! select {
+    ($($tokens:tt)*) => { $crate::select_inner!($($tokens)*) };
 }
 """
 
@@ -1034,3 +1051,26 @@ def test_rust_items_inside_top_level_cfg_macros_are_units() -> None:
     assert "blocking is acceptable" in spawn.docstring
     assert unit(parsed, "Pool").kind == "struct" and unit(parsed, "block_in_place").start_line == 15
     assert unit(parsed, "Pool::size").kind == "method"  # the stray closing braces end nothing they should not
+
+
+def test_rust_items_inside_cfg_macros_within_impl_blocks_are_methods() -> None:
+    """languages.json ``mask_blocks``: a ``cfg_*! {`` inside an ``impl`` is blanked with its own closing brace
+    (found past braces in comments and literals), so its functions are the type's methods and the impl goes on
+    after it; blanking the opener alone would end the impl at the block's brace (tokio: 121 methods missing)."""
+    parsed = parse_file("src/task/blocking.rs", RUST_CFG)
+    assert parsed is not None
+    idle = unit(parsed, "Pool::idle")
+    assert (idle.kind, idle.start_line, idle.end_line) == ("method", 25, 29)
+    assert "workers are idle" in idle.docstring
+    assert unit(parsed, "Pool::after_the_block").kind == "method"
+
+
+def test_rust_macro_rules_are_units_named_like_functions() -> None:
+    """``macro_rules! select`` is called like a function (``select!``) and documented like one: tokio's
+    ``select!``, ``join!`` and ``pin!`` were no units, so "wait for the first of several futures" had no
+    definition to find."""
+    parsed = parse_file("src/macros/select.rs", RUST_CFG)
+    assert parsed is not None
+    select = unit(parsed, "select")
+    assert (select.kind, select.start_line) == ("function", 37)
+    assert select.docstring == "Waits on several branches, returning when the first completes."

@@ -12,7 +12,8 @@ from typing import Any, cast
 
 from .comments import _BOILERPLATE, _end_row, _file_comment, _kept_group, _leading_comments, _overload_comments
 from .fingerprint import _fingerprint, _with_members
-from .languages import Language, LanguageSpec
+from . import masking
+from .languages import Language
 from .references import _inside, _last_part, _reference_text, TARGET_FULL_MAX
 from .scopes import _climb_wrappers, _innermost, _Item, _join, _join_clauses, _namespace_scopes, _role, _Scope, _Span
 from .signatures import _scope_text, _signature
@@ -77,7 +78,7 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     lang_id = label or spec.id
     if language.query is None:  # a languages.json entry with a grammar but no query file
         raise ValueError(f"language {spec.id!r} has no tree-sitter query")
-    masked = _masked(data, spec) if spec.mask else data
+    masked = masking.masked(data, spec)
     # tree-sitter gets bytes that are valid UTF-8 at the same offsets: query predicates
     # (#match?, #any-of?) decode node text and would raise on a stray \x80
     grammar_input = masked if masked.isascii() else _valid_utf8(masked)
@@ -379,17 +380,6 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
         edges=contains + edges,
         had_errors=bool(root.has_error),
     )
-
-
-def _masked(data: bytes, spec: LanguageSpec) -> bytes:
-    """``data`` with every ``mask`` match (its group 1, if any) blanked to spaces: same length, same lines."""
-    out = bytearray(data)
-    for rule in spec.mask:
-        group = 1 if rule.groups else 0
-        for m in rule.finditer(data):
-            start, end = m.span(group)
-            out[start:end] = b" " * (end - start)
-    return bytes(out)
 
 
 def _nodes(values) -> list[Any]:

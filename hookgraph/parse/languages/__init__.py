@@ -60,6 +60,13 @@ Each key is a hookgraph language id; its object has:
     MutexLock {``) and annotation macros after a signature
     (``MutexLock(Mutex* mu) EXCLUSIVE_LOCK_FUNCTION(mu) : mu_(mu) {``,
     ``void Recover() EXCLUSIVE_LOCKS_REQUIRED(mutex_);``).
+``mask_blocks``
+    regexes for a wrapper whose match (group 1) ends with ``{``: the match
+    and the brace that closes it (counted outside strings, character
+    literals and comments) are blanked, so the code inside is parsed where
+    the wrapper stands. Rust's ``cfg_rt! { ... }`` (tokio keeps most of its
+    code in such macros, at the top level and inside ``impl`` blocks). An
+    unbalanced wrapper is left as it is. See :mod:`hookgraph.parse.masking`.
 ``doc_strip``
     regexes removed from leading-comment docstrings (C#'s XML doc tags
     ``<summary>``, ``<param name="x">``); the text of a group a regex
@@ -366,6 +373,7 @@ class LanguageSpec:
     fallback: str | None = None
     data: bool = False
     mask: tuple[re.Pattern[bytes], ...] = ()
+    mask_blocks: tuple[re.Pattern[bytes], ...] = ()
     doc_strip: re.Pattern[str] | None = None
     self_names: frozenset[str] = frozenset()
     overload_signatures: frozenset[str] = frozenset()
@@ -421,6 +429,7 @@ def _spec(lang_id: str, entry: dict, fallback: str | None) -> LanguageSpec:
         fallback=fallback or entry.get("fallback"),
         data=bool(entry.get("data", False)),
         mask=tuple(re.compile(rx.encode(), re.MULTILINE) for rx in entry.get("mask", ())),
+        mask_blocks=tuple(re.compile(rx.encode(), re.MULTILINE) for rx in entry.get("mask_blocks", ())),
         doc_strip=re.compile("|".join(f"(?:{rx})" for rx in doc_strip)) if doc_strip else None,
         bare_calls_reach_methods=bool(entry.get("bare_calls_reach_methods", False)),
         functions_are_methods=bool(entry.get("functions_are_methods", False)),

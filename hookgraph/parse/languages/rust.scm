@@ -31,6 +31,9 @@
   name: (identifier) @name.definition.module
   body: (declaration_list) @body) @definition.module
 
+; macro_rules! select { ... }: called like a function (select!, join!, pin!), documented like one
+(macro_definition name: (identifier) @name.definition.function) @definition.function
+
 ; named values: const MAX_HEADER_SIZE: usize = ...; static NEXT_ID: AtomicUsize = ...
 ; (inside an impl they are the type's: Header::SIZE; inside a fn, part of it)
 (const_item name: (identifier) @name.definition.constant) @definition.constant
