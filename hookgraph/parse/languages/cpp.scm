@@ -112,6 +112,12 @@
 
 (preproc_function_def name: (identifier) @name.definition.function) @definition.function
 
+; namespace-level aliases: using format_args = basic_format_args<context>; (a class's `using value_type = T;`
+; is no unit of its own)
+(translation_unit (alias_declaration name: (type_identifier) @name.definition.type) @definition.type)
+(namespace_definition body: (declaration_list
+  (alias_declaration name: (type_identifier) @name.definition.type) @definition.type))
+
 ; ---------------------------------------------------------------- documentation
 
 (comment) @comment

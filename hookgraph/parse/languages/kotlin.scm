@@ -44,6 +44,9 @@
   "constructor" @name.definition.function
   (statements)? @body) @definition.function
 
+; typealias Handler = (Int) -> Unit
+(type_alias (type_identifier) @name.definition.type) @definition.type
+
 ; ---------------------------------------------------------------- documentation
 
 (line_comment) @comment

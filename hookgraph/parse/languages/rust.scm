@@ -34,6 +34,10 @@
 ; macro_rules! select { ... }: called like a function (select!, join!, pin!), documented like one
 (macro_definition name: (identifier) @name.definition.function) @definition.function
 
+; module-level type aliases: pub type Result<T> = ... (an impl's `type Output = T;` is no unit of its own)
+(source_file (type_item name: (type_identifier) @name.definition.type) @definition.type)
+(mod_item body: (declaration_list (type_item name: (type_identifier) @name.definition.type) @definition.type))
+
 ; named values: const MAX_HEADER_SIZE: usize = ...; static NEXT_ID: AtomicUsize = ...
 ; (inside an impl they are the type's: Header::SIZE; inside a fn, part of it)
 (const_item name: (identifier) @name.definition.constant) @definition.constant

@@ -32,6 +32,9 @@
   pattern: (identifier) @name.definition.function
   value: (lambda_expression) @body) @definition.function
 
+; type Id[A] = A; type ValidatedNel[+E, +A] = Validated[NonEmptyList[E], A]
+(type_definition name: (type_identifier) @name.definition.type) @definition.type
+
 ; ---------------------------------------------------------------- documentation
 
 (comment) @comment

@@ -63,6 +63,9 @@
   "deinit" @name.definition.function
   body: (function_body) @body) @definition.function
 
+; public typealias Parameters = [String: Any]
+(typealias_declaration name: (type_identifier) @name.definition.type) @definition.type
+
 ; ---------------------------------------------------------------- documentation
 
 (comment) @comment

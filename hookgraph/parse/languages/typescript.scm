@@ -43,6 +43,9 @@
       (function_expression body: (_) @body)
     ]) @definition.method)
 
+; type aliases: export type inferProcedureInput<T> = ...; in type-level code (tRPC, zod) they are the API
+(type_alias_declaration name: (type_identifier) @name.definition.type) @definition.type
+
 ; ---------------------------------------------------------------- imports
 
 ; import fs = require("fs")
