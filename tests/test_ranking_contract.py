@@ -19,7 +19,7 @@ import hookgraph.search.ranking as ranking_module
 from hookgraph.search import answer_match, read_intent, search, search_files
 from hookgraph.search.intent import code_names, is_code_name
 from hookgraph.search.paths import words_match
-from hookgraph.store import Store
+from hookgraph.store import Store, db_path
 from tests.conftest import TINY_APP, index_now, make_repo, run_cli
 
 STORAGE = '''"""Where downloaded pages are kept between runs."""
@@ -802,3 +802,26 @@ def test_files_put_the_code_before_the_config_that_names_it(tmp_path: Path, embe
         assert "data or text" in files[1].reasons
         monkeypatch.setattr(files_module, "FILE_DATA_WEIGHT", 1.0)
         assert search_files(store, question, top=1, embedder=embedder)[0].path == "retries.yaml"
+
+
+ELIXIR_ROUTER = b'''defmodule Shop.Router do
+  @moduledoc """
+  Defines the routes of the shop and dispatches each request to its controller.
+  """
+
+  def match(conn, path), do: {conn, path}
+end
+'''
+
+
+def test_a_dotted_module_asked_by_its_last_part_is_an_exact_strong_match(tmp_path: Path, embedder) -> None:
+    """Elixir names a module by its whole dotted name (``defmodule Phoenix.Router``): the symbol question
+    ``Router`` found router.ex first but, matching no unit's name exactly, was called weak (filebench
+    phoenix). A name that ends in ``.Router`` is the exact match of ``Router``; ``Route`` is not."""
+    repo = make_repo(tmp_path / "shop", {"lib/shop/router.ex": ELIXIR_ROUTER.decode(), "README.md": "# Shop\n"})
+    index_now(repo, embedder)
+    with Store(db_path(repo)) as store:
+        ranked = search(store, "Router", embedder=embedder)
+        assert ranked[0].unit.qualname == "Shop.Router" and ranked[0].exact
+        assert answer_match(ranked) == "strong"
+        assert not any(r.exact for r in search(store, "Route", embedder=embedder))
