@@ -117,6 +117,8 @@ def test_kotlin_top_level_and_extension_functions():
     pf = parse("kotlin/ClipboardImage.kt", path)
     assert not pf.had_errors
     assert units_of(pf) == {
+        ('variable', 'PNG_PREFIX', 25, 25),  # top-level values
+        ('variable', 'JPEG_PREFIX', 26, 26),
         ('class', 'ImageResult', 29, 41),
         ('method', 'ImageResult.toBundle', 34, 40),
         ('function', 'getImageFormatFromBase64', 54, 61),

@@ -44,6 +44,12 @@
   "constructor" @name.definition.function
   (statements)? @body) @definition.function
 
+; top-level values: val HttpTimeout = createClientPlugin("HttpTimeout", ...) { ... } is how Ktor defines a
+; plugin, and const val MAX_RETRIES = 3 a setting (a class's properties stay part of it)
+(source_file
+  (property_declaration
+    (variable_declaration (simple_identifier) @name.definition.variable)) @definition.variable)
+
 ; typealias Handler = (Int) -> Unit
 (type_alias (type_identifier) @name.definition.type) @definition.type
 
