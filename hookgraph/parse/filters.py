@@ -68,9 +68,9 @@ DEFAULT_MAX_BYTES = 1_000_000
 def path_skip_reason(path: str, size: int | None, max_bytes: int = DEFAULT_MAX_BYTES,
                      excludes: tuple[str, ...] = ()) -> str | None:
     """Why ``path`` is not indexed, judged from its name and size alone, or None."""
-    pure = PurePosixPath(path)
-    if pure.parts and pure.parts[0] == ".hookgraph":
+    if is_own_database(path):
         return "own-database"
+    pure = PurePosixPath(path)
     for pattern in excludes:
         if fnmatch.fnmatch(path, pattern) or any(fnmatch.fnmatch(part, pattern) for part in pure.parts):
             return "excluded"
@@ -85,6 +85,12 @@ def path_skip_reason(path: str, size: int | None, max_bytes: int = DEFAULT_MAX_B
     if size is not None and size > max_bytes:
         return "too-large"
     return None
+
+
+def is_own_database(path: str) -> bool:
+    """Whether ``path`` (as git writes it: ``/``-separated, no ``./``) lies in ``.hookgraph/``, which is
+    never indexed; a string test, since a sync asks it of every tracked path."""
+    return path.split("/", 1)[0] == ".hookgraph"
 
 
 def content_skip_reason(data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> str | None:
