@@ -545,12 +545,13 @@ def _write_units(store: Store, read: FileRead, embed: _Vectors) -> tuple[int, in
     for unit, uid in zip(parsed.units, ids):
         unit_ids.setdefault(unit.qualname, uid)
     file_unit = unit_ids.get(parsed.path)
+    edges = read.edges or [(e.source, e.kind, e.target, e.target_full or e.target, e.line) for e in parsed.edges]
     rows = []
-    for edge in parsed.edges:
-        source = unit_ids.get(edge.source, file_unit)
+    for source_name, kind, target, target_full, line in edges:
+        source = unit_ids.get(source_name, file_unit)
         if source is None:
             continue
-        rows.append((source, edge.kind, edge.target, edge.target_full or edge.target, edge.line))
+        rows.append((source, kind, target, target_full, line))
     store.insert_edges(rows)
     return truncated, split
 
