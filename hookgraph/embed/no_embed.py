@@ -134,9 +134,9 @@ def _path_reason(groups: tuple[tuple[str, tuple[str, ...]], ...], path: str) -> 
 def _matchers(groups: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[tuple[str, re.Pattern[str] | None,
                                                                           re.Pattern[str] | None], ...]:
     """Per group: one regex for its patterns with a ``/`` (matched against the whole path) and one for the
-    rest (against each part): ``fnmatchcase`` pattern by pattern was a sync's largest cost after SQLite on
-    Django's 5,000 files (issue 32). ``fnmatch.translate`` anchors each alternative, so a match is exactly
-    "some pattern matches"."""
+    rest (against each part): ``fnmatchcase`` pattern by pattern took 0.52 s over Django's 6,810 paths in
+    the process that writes a sync, this 0.09 s (issue 32). ``fnmatch.translate`` anchors each alternative,
+    so a match is exactly "some pattern matches"."""
     def compiled(patterns: list[str]) -> re.Pattern[str] | None:
         return re.compile("|".join(fnmatch.translate(p) for p in patterns)) if patterns else None
 

@@ -70,7 +70,7 @@ DEFAULT_MAX_BYTES = 1_000_000
 def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str]:
     """One regex that matches a name exactly when ``fnmatch.fnmatch`` matches it with one of ``patterns``
     (each alternative anchored by ``fnmatch.translate``): asked of every tracked file, pattern by pattern
-    took 0.2 ms a file (issue 32)."""
+    took 19 us a name, this 1.5 us (issue 32)."""
     return re.compile("|".join(fnmatch.translate(os.path.normcase(p)) for p in patterns))
 
 
