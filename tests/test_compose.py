@@ -103,3 +103,26 @@ def test_a_vector_key_names_the_model_and_the_exact_text() -> None:
     assert len(key) == compose.KEY_BYTES
     assert key == text_hash("a" * 64, "function f")
     assert key != text_hash("b" * 64, "function f") and key != text_hash("a" * 64, "function g")
+
+
+TRICKY = [
+    "", "   ", "resolve_redirects", "getHTTPResponseCode", "Session.request", "max_retries2", "123abc a1b2 ABC X",
+    "ünïcode_naïve café2Go", "x = foo(bar)[0] + 0x1F", "IOError HTTPServer v2Beta __init__ 3.14e10",
+]
+
+
+def test_full_text_words_of_whole_texts_are_the_identifier_words_joined(monkeypatch) -> None:
+    """``identifier_text`` (what a sync writes, fast) gives exactly ``" ".join(identifier_words(...))`` (what
+    search splits a query into), on odd strings and on every file of a real project, across memo resets."""
+    from hookgraph.parse import words
+    from tests.conftest import REQUESTS_FIXTURE
+
+    texts = TRICKY + [p.read_text(encoding="utf-8", errors="replace") for p in sorted(REQUESTS_FIXTURE.rglob("*.py"))]
+    assert len(texts) > 20
+    for text in texts:
+        assert words.identifier_text(text) == " ".join(words.identifier_words(text))
+    monkeypatch.setattr(words, "_MEMO_TOKENS", 5)  # the memo starts over many times within one text
+    words._token_words.clear()
+    for text in texts:
+        assert words.identifier_text(text) == " ".join(words.identifier_words(text))
+    assert 0 < len(words._token_words) <= 5

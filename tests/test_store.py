@@ -329,3 +329,18 @@ def test_a_schema_3_layout_labelled_4_is_refused(tmp_path: Path) -> None:
 )
 def test_identifier_words(text: str, words: list[str]) -> None:
     assert identifier_words(text) == words
+
+
+def test_queueing_in_batches_numbers_the_queue_as_one_text_at_a_time(tmp_path: Path) -> None:
+    """A sync queues file after file with the ``seq`` it was handed back: each row takes the next number
+    (a row already queued uses one up without raising the largest), as when each one looked ``max(seq)`` up."""
+    with Store(tmp_path / "index.db", create=True) as store, store.transaction():
+        a, b, c, d = (bytes([n]) * 16 for n in range(4))
+        assert store.queue_texts([(a, "python", "A"), (b, "python", "B")]) == (2, 2)
+        added, last = store.queue_texts([(c, "python", "C"), (a, "python", "A again")], last_seq=2)
+        assert (added, last) == (1, 3)  # C took 3; A (queued already) took 4 but is not there
+        assert store.queue_texts([(b, "python", "B again")], last_seq=last) == (0, 3)
+        assert store.queue_texts([(d, "python", "D")], 2, last_seq=3) == (1, 4)
+        assert store.queue_texts([(bytes([9]) * 16, "python", "E")]) == (1, 5)  # looked up when not handed
+        rows = store.db.execute("SELECT text, priority, seq FROM pending ORDER BY seq").fetchall()
+    assert [tuple(r) for r in rows] == [("A", 0, 1), ("B", 0, 2), ("C", 0, 3), ("D", 2, 4), ("E", 0, 5)]

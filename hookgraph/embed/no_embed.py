@@ -33,6 +33,7 @@ from __future__ import annotations
 import fnmatch
 import hashlib
 import json
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
@@ -121,14 +122,26 @@ class NoEmbedRule:
 def _path_reason(groups: tuple[tuple[str, tuple[str, ...]], ...], path: str) -> str | None:
     lowered = path.lower()
     parts = lowered.split("/")
-    for reason, patterns in groups:
-        for pattern in patterns:
-            if "/" in pattern:
-                if fnmatch.fnmatchcase(lowered, pattern):
-                    return reason
-            elif any(fnmatch.fnmatchcase(part, pattern) for part in parts):
-                return reason
+    for reason, whole, part in _matchers(groups):
+        if whole is not None and whole.match(lowered):
+            return reason
+        if part is not None and any(part.match(p) for p in parts):
+            return reason
     return None
+
+
+@lru_cache(maxsize=64)
+def _matchers(groups: tuple[tuple[str, tuple[str, ...]], ...]) -> tuple[tuple[str, re.Pattern[str] | None,
+                                                                          re.Pattern[str] | None], ...]:
+    """Per group: one regex for its patterns with a ``/`` (matched against the whole path) and one for the
+    rest (against each part): ``fnmatchcase`` pattern by pattern took 0.52 s over Django's 6,810 paths in
+    the process that writes a sync, this 0.09 s (issue 32). ``fnmatch.translate`` anchors each alternative,
+    so a match is exactly "some pattern matches"."""
+    def compiled(patterns: list[str]) -> re.Pattern[str] | None:
+        return re.compile("|".join(fnmatch.translate(p) for p in patterns)) if patterns else None
+
+    return tuple((reason, compiled([p for p in patterns if "/" in p]), compiled([p for p in patterns if "/" not in p]))
+                 for reason, patterns in groups)
 
 
 def _rule_from(settings: dict[str, Any]) -> NoEmbedRule:

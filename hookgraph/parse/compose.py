@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import hashlib
 
-from hookgraph.parse.words import identifier_words
+from hookgraph.parse.words import identifier_text
 from hookgraph.parse.units import CodeUnit, ParsedFile
 
 #: Source lines of a body that go into the embedded text (all-MiniLM was
@@ -96,14 +96,13 @@ def fts_columns(unit: CodeUnit) -> tuple[str, str, str, str, str, str]:
     """
     if not FTS_SPLIT_IDENTIFIERS:
         return (unit.name, unit.qualname, unit.path if FTS_PATH else "", unit.signature, unit.docstring, unit.text)
-    words = " ".join(identifier_words(f"{unit.name} {unit.qualname}"))
     return (
-        " ".join(identifier_words(unit.name)) + " " + unit.name.lower(),
-        words,
-        " ".join(identifier_words(unit.path)) if FTS_PATH else "",
-        " ".join(identifier_words(unit.signature)),
+        identifier_text(unit.name) + " " + unit.name.lower(),
+        identifier_text(f"{unit.name} {unit.qualname}"),
+        identifier_text(unit.path) if FTS_PATH else "",
+        identifier_text(unit.signature),
         unit.docstring,
-        " ".join(identifier_words(unit.text)),
+        identifier_text(unit.text),
     )
 
 

@@ -9,6 +9,8 @@ image is never read); content rules after.
 from __future__ import annotations
 
 import fnmatch
+import os
+import re
 from pathlib import Path, PurePosixPath
 
 #: Directory names whose contents are someone else's code.
@@ -65,26 +67,43 @@ GENERATED_MARKERS = (b"@generated", b"do not edit", b"code generated", b"autogen
 DEFAULT_MAX_BYTES = 1_000_000
 
 
+def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str]:
+    """One regex that matches a name exactly when ``fnmatch.fnmatch`` matches it with one of ``patterns``
+    (each alternative anchored by ``fnmatch.translate``): asked of every tracked file, pattern by pattern
+    took 19 us a name, this 1.5 us (issue 32)."""
+    return re.compile("|".join(fnmatch.translate(os.path.normcase(p)) for p in patterns))
+
+
+_GENERATED_RE = _any_of(GENERATED_PATTERNS)
+_DATA_RE = _any_of(DATA_PATTERNS)
+
+
 def path_skip_reason(path: str, size: int | None, max_bytes: int = DEFAULT_MAX_BYTES,
                      excludes: tuple[str, ...] = ()) -> str | None:
     """Why ``path`` is not indexed, judged from its name and size alone, or None."""
-    pure = PurePosixPath(path)
-    if pure.parts and pure.parts[0] == ".hookgraph":
+    if is_own_database(path):
         return "own-database"
+    pure = PurePosixPath(path)
     for pattern in excludes:
         if fnmatch.fnmatch(path, pattern) or any(fnmatch.fnmatch(part, pattern) for part in pure.parts):
             return "excluded"
     if any(part in VENDORED_DIRS for part in pure.parts[:-1]):
         return "vendored"
-    if any(fnmatch.fnmatch(pure.name, pattern) for pattern in GENERATED_PATTERNS):
+    if _GENERATED_RE.match(os.path.normcase(pure.name)):
         return "generated"
-    if any(fnmatch.fnmatch(pure.name.lower(), pattern) for pattern in DATA_PATTERNS):
+    if _DATA_RE.match(os.path.normcase(pure.name.lower())):
         return "data"
     if pure.suffix.lower() in BINARY_EXTENSIONS:
         return "binary"
     if size is not None and size > max_bytes:
         return "too-large"
     return None
+
+
+def is_own_database(path: str) -> bool:
+    """Whether ``path`` (as git writes it: ``/``-separated, no ``./``) lies in ``.hookgraph/``, which is
+    never indexed; a string test, since a sync asks it of every tracked path."""
+    return path.split("/", 1)[0] == ".hookgraph"
 
 
 def content_skip_reason(data: bytes, max_bytes: int = DEFAULT_MAX_BYTES) -> str | None:

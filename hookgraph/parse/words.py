@@ -30,3 +30,38 @@ def identifier_words(text: str) -> list[str]:
         if len(parts) > 1:
             append(token.lower())
     return words
+
+
+#: Distinct tokens :func:`identifier_text` remembers (then it starts over): Django's 6,800 files hold about
+#: 95k, abseil's 40k; at most ~10 MB in a long-lived process (the MCP server), and nearly every token after
+#: the first files is a dictionary hit.
+_MEMO_TOKENS = 100_000
+
+
+class _TokenWords(dict[str, str]):
+    """token -> its words joined by spaces, computed on first sight (``__missing__``)."""
+
+    def __missing__(self, token: str) -> str:
+        if token.isdigit() or (token.islower() and token.isalpha()):
+            words = token  # its own one word: the same object, no second copy in the memo
+        else:
+            words = " ".join(identifier_words(token))
+        if len(self) >= _MEMO_TOKENS:
+            self.clear()
+        self[token] = words
+        return words
+
+
+_token_words = _TokenWords()
+
+
+def identifier_text(text: str) -> str:
+    """``" ".join(identifier_words(text))``, 1.3-1.9x faster on whole files' text (what a sync writes to full text).
+
+    Splitting each token in Python was the largest cost of a first index
+    (issue 32: 10 of Django's 22 profiled seconds); tokens repeat, so each is
+    split once and then looked up, the loop running in C (``map`` over a dict).
+    ``_WORD_RE`` never yields a token whose words are empty, so joining the
+    tokens' words gives exactly the joined word list.
+    """
+    return " ".join(map(_token_words.__getitem__, _WORD_RE.findall(text)))

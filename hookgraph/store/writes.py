@@ -66,6 +66,29 @@ class StoreWrites(StoreReads):
         )
         return unit_id
 
+    def insert_units(self, rows: Sequence[Sequence[Any]], fts: Sequence[Sequence[str]]) -> list[int]:
+        """Insert units (columns of UNIT_COLUMNS without id, plus vector_id and text_hash) and their FTS rows;
+        returns their ids, in order.
+
+        The ids are the ones one-at-a-time inserts get (an INTEGER PRIMARY
+        KEY without AUTOINCREMENT takes the largest id + 1), given up front
+        so each table takes all of a file's rows in one ``executemany``.
+        """
+        if not rows:
+            return []
+        first = self.integer("SELECT coalesce(max(id), 0) + 1 FROM units")
+        ids = list(range(first, first + len(rows)))
+        self.db.executemany(
+            "INSERT INTO units(id, path, kind, name, qualname, parent, start_line, end_line, language, "
+            "signature, docstring, vector_id, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            [(uid, *row) for uid, row in zip(ids, rows)],
+        )
+        self.db.executemany(
+            "INSERT INTO fts_units(rowid, name, words, path, signature, docstring, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
+            [(uid, *columns) for uid, columns in zip(ids, fts)],
+        )
+        return ids
+
     def insert_edges(self, rows: Iterable[tuple[int, str, str, str, int]]) -> None:
         """``(source unit, kind, target, target_full, line)`` rows; ``target_full`` is kept only where it differs."""
         self.db.executemany(
@@ -179,18 +202,33 @@ class StoreWrites(StoreReads):
 
     # -- the queue of texts without a vector --------------------------------------
 
-    def queue_texts(self, rows: Iterable[tuple[bytes, str, str]], priority: int = 0) -> int:
-        """Queue ``(text hash, language, composed text)`` rows not queued yet; returns how many were new."""
-        seq = self.integer("SELECT coalesce(max(seq), 0) FROM pending")
-        total = 0
-        for text_hash, language, text in rows:
-            seq += 1
-            self.db.execute(
-                "INSERT OR IGNORE INTO pending(text_hash, language, text, priority, seq) VALUES (?, ?, ?, ?, ?)",
-                (text_hash, language, text, priority, seq),
-            )
-            total += self.db.changes()
-        return total
+    def queue_texts(self, rows: Sequence[tuple[bytes, str, str]], priority: int = 0, *,
+                    last_seq: int | None = None) -> tuple[int, int]:
+        """Queue ``(text hash, language, composed text)`` rows not queued yet; returns how many were new, and
+        the queue's largest ``seq`` after them.
+
+        Row n takes ``seq`` ``last_seq + n`` (queued or not), ``last_seq``
+        being the largest in the queue: a caller that queues many times in
+        one transaction passes the value returned last (``max(seq)`` has no
+        index: asked per file, it made a first index quadratic), else it is
+        looked up.
+        """
+        seq = self.pending_last_seq() if last_seq is None else last_seq
+        before = self.db.totalchanges()
+        self.db.executemany(
+            "INSERT OR IGNORE INTO pending(text_hash, language, text, priority, seq) VALUES (?, ?, ?, ?, ?)",
+            [(text_hash, language, text, priority, seq + n) for n, (text_hash, language, text) in enumerate(rows, 1)],
+        )
+        added = int(self.db.totalchanges() - before)
+        if added == len(rows):
+            return added, seq + added
+        if added:  # some were queued already: the largest is the last row inserted (an ignored row sets no rowid)
+            seq = self.integer("SELECT seq FROM pending WHERE rowid = last_insert_rowid()")
+        return added, seq
+
+    def pending_last_seq(self) -> int:
+        """The largest ``seq`` in the queue (0 when empty)."""
+        return self.integer("SELECT coalesce(max(seq), 0) FROM pending")
 
     def publish_vector(self, text_hash: bytes, vectors: Any, language: str, truncated: bool) -> int:
         """Store a queued text's window vectors and point its waiting units at them; 0 if nobody waits.

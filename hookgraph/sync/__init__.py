@@ -40,7 +40,6 @@ from hookgraph.sync.target import TARGETS, SyncError, Target, read_target
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
-    from hookgraph.parse.units import ParsedFile
     from hookgraph.store.vector_cache import VectorCache
     from hookgraph.sync.adopt import VectorSource
 
@@ -254,7 +253,7 @@ def _sync(
                 full = True
                 report.warnings.append(switched)
         stored = {} if full else store.file_map()
-        wanted = {p: e for p, e in target.entries.items() if filters.path_skip_reason(p, None) != "own-database"}
+        wanted = {p: e for p, e in target.entries.items() if not filters.is_own_database(p)}
         changed = [p for p, e in wanted.items() if stored.get(p) != e.blob]
         deleted = [p for p in stored if p not in wanted]
         report.rebuilt = full
@@ -485,7 +484,7 @@ def _store_file(store: Store, path: str, entry: git.Entry, read: FileRead, embed
     if parsed is None:  # text of no known format, with [index] unknown_text = "skip"
         store.upsert_file(path, entry.blob, read.language, "skipped:unknown-language", 0, 0)
         return
-    truncated, split = _write_units(store, parsed, embed)
+    truncated, split = _write_units(store, read, embed)
     report.units_written += len(parsed.units)
     report.truncated += truncated
     report.split += split
@@ -516,44 +515,43 @@ def _apply_rule(store: Store, rule: no_embed.NoEmbedRule) -> set[str]:
     return again
 
 
-def _write_units(store: Store, parsed: ParsedFile, embed: _Vectors) -> tuple[int, int]:
+def _write_units(store: Store, read: FileRead, embed: _Vectors) -> tuple[int, int]:
     """Insert the file's units (each with its vector, or queued for one) and edges; returns units truncated and split.
 
     A unit the no-embed rule excludes is never queued: it takes a vector
     only where one exists already, else it has none (found by words and graph).
+    The units' texts and full-text columns come composed with the parse
+    (:class:`hookgraph.sync.parallel.FileRead`); all of a file's rows go in
+    with one statement per table.
     """
-    texts = compose.embed_texts(parsed)
+    parsed = read.parsed
+    assert parsed is not None
+    texts = read.texts if len(read.texts) == len(parsed.units) else compose.embed_texts(parsed)
+    fts = read.fts if len(read.fts) == len(parsed.units) else [compose.fts_columns(u) for u in parsed.units]
     embeddable = [embed.rule.reason(u.path, u.kind, u.start_line, u.end_line) is None for u in parsed.units]
     priorities = [order.queue_priority(embed.priority, u) for u in parsed.units]
     vector_ids, hashes, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units], embeddable,
                                                              priorities)
+    ids = store.insert_units(
+        [
+            (unit.path, unit.kind, unit.name, unit.qualname, unit.parent, unit.start_line, unit.end_line,
+             unit.language, unit.signature, unit.docstring, vector_id,
+             None if vector_id is not None or not wanted else text_hash)
+            for unit, vector_id, text_hash, wanted in zip(parsed.units, vector_ids, hashes, embeddable)
+        ],
+        fts,
+    )
     unit_ids: dict[str, int] = {}
-    for unit, vector_id, text_hash, wanted in zip(parsed.units, vector_ids, hashes, embeddable):
-        uid = store.insert_unit(
-            (
-                unit.path,
-                unit.kind,
-                unit.name,
-                unit.qualname,
-                unit.parent,
-                unit.start_line,
-                unit.end_line,
-                unit.language,
-                unit.signature,
-                unit.docstring,
-                vector_id,
-            ),
-            compose.fts_columns(unit),
-            None if vector_id is not None or not wanted else text_hash,
-        )
+    for unit, uid in zip(parsed.units, ids):
         unit_ids.setdefault(unit.qualname, uid)
     file_unit = unit_ids.get(parsed.path)
+    edges = read.edges or [(e.source, e.kind, e.target, e.target_full or e.target, e.line) for e in parsed.edges]
     rows = []
-    for edge in parsed.edges:
-        source = unit_ids.get(edge.source, file_unit)
+    for source_name, kind, target, target_full, line in edges:
+        source = unit_ids.get(source_name, file_unit)
         if source is None:
             continue
-        rows.append((source, edge.kind, edge.target, edge.target_full or edge.target, edge.line))
+        rows.append((source, kind, target, target_full, line))
     store.insert_edges(rows)
     return truncated, split
 
@@ -581,6 +579,17 @@ class _Vectors:
         self.from_cache = 0
         #: Whether any text was looked up (the model's identity was needed).
         self.used = False
+        #: The queue's largest ``seq`` so far in this sync (None: not looked up yet); only this sync writes it.
+        self._last_seq: int | None = None
+        #: Whether the revive cache holds anything (None: not looked up yet). Only reviving takes rows out
+        #: and only ``collect_orphan_vectors``, after the files are written, puts them in: empty (a first
+        #: index) stays empty, and 58,000 lookups of Django's first index are saved.
+        self._cache_rows: bool | None = None
+
+    def _revivable(self) -> bool:
+        if self._cache_rows is None:
+            self._cache_rows = bool(self.store.integer("SELECT EXISTS (SELECT 1 FROM vector_cache)"))
+        return self._cache_rows
 
     @property
     def embedder(self) -> Embedder:
@@ -642,7 +651,7 @@ class _Vectors:
         for i, text_hash in enumerate(hashes):
             if text_hash in known or text_hash in missing:
                 continue
-            if self.store.revive_vector(text_hash) is not None:
+            if self._revivable() and self.store.revive_vector(text_hash) is not None:
                 known.update(self.store.vector_info([text_hash]))
             else:
                 missing[text_hash] = i
@@ -662,7 +671,8 @@ class _Vectors:
                 for text_hash, i in queue.items():
                     by_priority.setdefault(best[text_hash], []).append((text_hash, languages[i], texts[i]))
             for priority, rows in sorted(by_priority.items(), reverse=True):
-                self.queued += self.store.queue_texts(rows, priority)
+                added, self._last_seq = self.store.queue_texts(rows, priority, last_seq=self._last_seq)
+                self.queued += added
         ids: list[int | None] = []
         truncated = split = 0
         for text_hash in hashes:

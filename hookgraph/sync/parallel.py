@@ -29,7 +29,7 @@ import os
 import signal
 from collections import deque
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -62,13 +62,21 @@ class FileRead:
     language: str | None
     #: None when skipped, or when text of no known format is not indexed (``[index] unknown_text = "skip"``).
     parsed: ParsedFile | None
+    #: Per unit of ``parsed``, in order: the text it is embedded as (:func:`hookgraph.parse.compose.embed_texts`)
+    #: and its full-text columns (:func:`~hookgraph.parse.compose.fts_columns`). Composed where the file was
+    #: parsed: splitting every unit's words was most of a first index's time in the one process that writes.
+    texts: list[str] = field(default_factory=list)
+    fts: list[tuple[str, str, str, str, str, str]] = field(default_factory=list)
+    #: ``parsed``'s edges as ``(source qualname, kind, target, target_full, line)`` (``parsed.edges`` is then
+    #: empty): plain tuples cross the pipe from a worker at half the pickling cost of 100,000s of objects.
+    edges: list[tuple[str, str, str, str, int]] = field(default_factory=list)
 
 
 def read_file(reader: BlobReader, target: Target, path: str, entry: Entry, text_chunks: bool) -> FileRead:
     """Decide whether ``path`` is indexed and parse it: what needs no read (vendored, too large, a symlink)
     is decided first; the language after reading, since the bytes decide a ``.h`` or a ``#!`` script."""
     from hookgraph import git
-    from hookgraph.parse import filters, parse_file
+    from hookgraph.parse import compose, filters, parse_file
     from hookgraph.parse.languages import language_for, language_for_path
     from hookgraph.sync import crash_guard
 
@@ -96,7 +104,10 @@ def read_file(reader: BlobReader, target: Target, path: str, entry: Entry, text_
     crash_guard.note(None)
     if parsed is None:  # text of no known format, with [index] unknown_text = "skip"
         return FileRead(None, language_for(path, data), None)
-    return FileRead(None, parsed.language, parsed)
+    texts = compose.embed_texts(parsed)  # reads the calls off parsed.edges, before they become tuples
+    edges = [(e.source, e.kind, e.target, e.target_full or e.target, e.line) for e in parsed.edges]
+    return FileRead(None, parsed.language, replace(parsed, edges=[]), texts,
+                    [compose.fts_columns(u) for u in parsed.units], edges)
 
 
 def workers_wanted(files: int) -> int:
