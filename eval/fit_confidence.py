@@ -11,7 +11,11 @@ project is left out of the fit in turn.
 
 Questions a rule answers (an exact code name, a graph question answered
 from the call graph) are left out: their confidence is not the model's.
-``--without FEATURE`` fits without one feature (an ablation).
+``--without FEATURE`` fits without one feature (an ablation). ``--filebench BENCH`` adds the tuning
+half of the field's file-level benchmark (``../shared/filebench``, laid out by its ``prepare.py``): its
+questions are all answerable, asked as ``ask --files`` asks them, on the indexes ``eval.filebench`` built
+(every vector in); each of its repositories is one more project to leave out. ``--threshold`` prints the
+verdicts at another threshold too (per project, each left out).
 """
 
 from __future__ import annotations
@@ -42,6 +46,32 @@ def collect(projects: list[str] | None = None) -> list[tuple[str, dict[str, floa
                 ranked = search(store, q.q, top=10, embedder=embedder)  # type: ignore[arg-type]
                 if ranked and not {"exact", "graph"} & set(ranked[0].features):
                     rows.append((spec["name"], ranked[0].features, 0 if q.kind == "absent" else 1))
+    embedder.commit()
+    return rows
+
+
+def collect_filebench(bench: str) -> list[tuple[str, dict[str, float], int]]:
+    """``("fb:REPO", features, 1)`` for every filebench question whose confidence the model gives."""
+    from eval import filebench
+    from hookgraph.embed import Embedder
+    from hookgraph.search.ranking import rank
+    from hookgraph.store import Store
+
+    filebench.apply_sets(["search.ON_THE_SPOT_SECONDS=60"])
+    embedder = filebench.CachingEmbedder(Embedder(), cache_dir() / "vectors.sqlite")
+    manifest = json.loads((filebench.SHARED / "repos.json").read_text())
+    rows = []
+    for entry in manifest:
+        name = entry["name"]
+        repo = filebench.Path(bench) / "repos" / name
+        if not repo.is_dir():
+            continue
+        paths = filebench.build_indexes(name, repo, embedder)
+        with Store(paths["complete"]) as store:
+            for q in json.loads((filebench.SHARED / "annotations" / f"{name}.json").read_text()):
+                ranked = rank(store, q["query"], depth=200, embedder=embedder, for_files=True)  # type: ignore[arg-type]
+                if ranked and not {"exact", "graph"} & set(ranked[0].features):
+                    rows.append((f"fb:{name}", ranked[0].features, 1))
     embedder.commit()
     return rows
 
@@ -78,9 +108,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m eval.fit_confidence", description=__doc__.split("\n\n")[0])
     parser.add_argument("--project", action="append", help="only this tuned project (repeatable)")
     parser.add_argument("--without", action="append", default=[], help="leave this feature out (repeatable)")
+    parser.add_argument("--filebench", metavar="BENCH", help="add filebench's tuning questions (see above)")
+    parser.add_argument("--threshold", type=float, action="append", default=[], help="also report at this threshold")
     args = parser.parse_args(argv)
 
-    rows = collect(args.project)
+    rows = collect(args.project) + (collect_filebench(args.filebench) if args.filebench else [])
     names = [k for k in rows[0][1] if k not in args.without]
     x = np.array([[f[k] for k in names] for _, f, _ in rows])
     y = np.array([label for _, _, label in rows], dtype=float)
@@ -95,6 +127,14 @@ def main(argv: list[str] | None = None) -> int:
     for label, p in (("in sample", fitted), ("each project left out", left_out)):
         print(f"{label}: at threshold {MATCH_THRESHOLD}: absent flagged weak {(p[y == 0] < MATCH_THRESHOLD).mean():.3f}, "
               f"answerable flagged weak {(p[y == 1] < MATCH_THRESHOLD).mean():.3f}")
+    for threshold in (MATCH_THRESHOLD, *args.threshold):
+        flagged = {p: (left_out[where == p] < threshold)[y[where == p] == 1] for p in sorted(set(where))}
+        rates = sorted(((v.mean(), p) for p, v in flagged.items() if len(v)), reverse=True)
+        worst = rates[:6]
+        print(f"each project left out, threshold {threshold}: absent flagged weak "
+              f"{(left_out[y == 0] < threshold).mean():.3f}; answerable flagged weak, worst projects: "
+              + ", ".join(f"{p} {m:.3f} ({int(flagged[p].sum())}/{len(flagged[p])})" for m, p in worst)
+              + f"; projects over 3%: {sum(1 for m, _ in rates if m > 0.03)} of {len(rates)}")
     weights = {"bias": round(float(b[0]), 2)} | {k: round(float(v), 2) for k, v in zip(names, b[1:])}
     print("WEIGHTS =", json.dumps(weights))
     return 0
