@@ -32,6 +32,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -397,7 +398,10 @@ def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
             beat(home, force=True)  # loading a model, reading a cache: alive
             from hookgraph.sync.adopt import adopt_waiting
 
-            adopt_waiting(root, database, embedders[key], caches)  # a clone's snapshot: checked before any embedding
+            try:  # a clone's snapshot: checked before any embedding, at the priority of the command that started us
+                adopt_waiting(root, database, embedders[key], caches)
+            finally:
+                yield_cpu()  # see ADOPT_AT_NORMAL_PRIORITY
             beat(home, force=True)
             report = drain(database, embedders[key], caches=caches, max_batches=1,
                            progress=lambda _done, _total: beat(home))
@@ -438,6 +442,15 @@ def _trace_crashes() -> None:
         pass
 
 
+#: Why the deferred check of a snapshot's (or a cache's) vectors runs before :func:`yield_cpu`: it is a
+#: bounded burst (the model's load and at most SAMPLE_SIZE texts a source, ~1-2 s of one core), paid once
+#: per clone or pull, and it stands between the user and thousands of vectors that need no model at all.
+#: At SCHED_IDLE on a busy 2-core machine it waited behind every other process: a clone of a 2,200-unit
+#: project had its first answer in 2.2 s but every vector only after 92 s (load 6.6, benchmarks/RESULTS.md).
+#: The queue's embedding, which is the long work, still runs idle.
+ADOPT_AT_NORMAL_PRIORITY = True
+
+
 def yield_cpu() -> None:
     """Make this process (and the model threads it starts later) run only when the CPU has nothing else to do.
 
@@ -456,11 +469,20 @@ def yield_cpu() -> None:
         os.nice(NICENESS)
     except OSError:
         pass
-    if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
+    # Every thread, not just this one: Linux keeps nice and the scheduling class per thread, and the model's
+    # OpenMP threads, created by a check that ran before (ADOPT_AT_NORMAL_PRIORITY), live on.
+    me = threading.get_native_id()
+    for tid in sorted(_threads(), key=lambda t: t in (me, 0)):  # this thread last: its class says "done"
         try:
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        except OSError:
+            if tid not in (me, 0):
+                os.setpriority(os.PRIO_PROCESS, tid, max(NICENESS, os.getpriority(os.PRIO_PROCESS, tid)))
+        except (OSError, AttributeError):
             pass
+        if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
+            try:
+                os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
+            except OSError:
+                pass
     if os.getsid(0) != os.getpid():
         return  # the autogroup is the whole session's (a terminal's, say): never slow down what started us
     try:
@@ -468,6 +490,14 @@ def yield_cpu() -> None:
             f.write(f"{AUTOGROUP_NICE}\n")
     except OSError:  # not Linux, autogroup compiled out, or a read-only /proc: nothing more to give away
         pass
+
+
+def _threads() -> list[int]:
+    """This process's thread ids (Linux: /proc/self/task), or just this thread's where there is no /proc."""
+    try:
+        return sorted(int(name) for name in os.listdir("/proc/self/task") if name.isdigit())
+    except OSError:
+        return [0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -484,9 +514,9 @@ def main(argv: list[str] | None = None) -> int:
         with _held(home) as mine:
             if not mine:
                 return 0  # another embedder runs; it will see our registration
-            # Only now: started idle, a busy machine could keep it from ever taking the lock, and `status`
-            # would say no embedder runs (and the next command start another).
-            yield_cpu()
+            # Not yet: started idle, a busy machine could keep it from ever taking the lock, and `status`
+            # would say no embedder runs (and the next command start another). Each round yields the CPU
+            # once a snapshot's deferred check is done (ADOPT_AT_NORMAL_PRIORITY).
             while _drain_round(home, embedders):
                 pass
         # Released: a sync that found us running just before may have registered after our last look.

@@ -1,0 +1,179 @@
+"""Sharing that costs little (issue 31, item 7): a vector file whose unchanged rows stay unchanged bytes,
+a commit hook that never loads the model, a merge of two snapshots by key, and older snapshots still read.
+
+Real git, real hooks (``hookgraph install``), the real model, real subprocesses. What a commit costs in
+seconds and in packed history is measured in ``benchmarks/share_bench.py``, not here.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from hookgraph.store import Store, db_path, vector_file
+from tests.hook_helpers import MATH, PYTHON, TEXT, Repo, new_repo
+
+SNAP = ".hookgraph/shared.db"
+
+
+def _add_function(text: str, name: str, body: str = "return 1") -> str:
+    return text + f'\n\ndef {name}():\n    """{name.replace("_", " ")}."""\n    {body}\n'
+
+
+@pytest.fixture
+def sharing(tmp_path: Path) -> Repo:
+    """A shared-mode repository with plain hooks and the default settings, its first snapshot complete."""
+    repo = new_repo(tmp_path, framework=False)
+    repo.commit("initial")
+    proc = repo.hookgraph("install", "--shared")  # the README's recipe: the first snapshot carries every vector
+    assert proc.returncode == 0, proc.stderr
+    repo.git("commit", "-q", "-m", "share the index")
+    return repo
+
+
+def _committed(repo: Repo, rev: str = "HEAD", cwd: Path | None = None) -> bytes:
+    return subprocess.run(["git", "cat-file", "blob", f"{rev}:{SNAP}"], cwd=cwd or repo.path, env=repo.env(),
+                          capture_output=True, check=True).stdout
+
+
+def _records(data: bytes) -> list[bytes]:
+    """The file's records as raw bytes, in file order (its header and count left out)."""
+    contents = vector_file.decode(data)
+    body = data[data.index(b"\n", len(vector_file.MAGIC)) + 1:]
+    out, at = [], 0
+    for record in contents.records.values():
+        size = vector_file.KEY_BYTES + 2 + len(record.embedding)
+        out.append(body[at:at + size])
+        at += size
+    return out
+
+
+def _live_keys(root: Path) -> set[bytes]:
+    with Store(db_path(root), readonly=True) as store:
+        return {key for key, *_ in store.iter_vectors()}
+
+
+def test_unchanged_texts_keep_their_bytes_and_the_same_vectors_give_the_same_file(sharing: Repo,
+                                                                                  tmp_path: Path) -> None:
+    repo = sharing
+    before = _committed(repo)
+    assert before.startswith(vector_file.MAGIC) and set(vector_file.decode(before).records) == _live_keys(repo.path)
+    repo.write({"calc/math.py": _add_function(MATH, "triple", "return 3")})
+    repo.commit("triple")  # its texts are embedded after the commit (the helper plays the background embedder)
+    repo.write({"NOTES.txt": "more notes\n"})
+    repo.commit("notes")  # ... and ride along with this one
+    repo.git("commit", "-q", "--allow-empty", "-m", "carry the notes' vector")
+    after = _committed(repo)
+    old, new = _records(before), _records(after)
+    kept = [r for r in new if r in set(old)]
+    gone = [r for r in old if r not in set(new)]
+    # every record of a text still in the tree is byte for byte the same, in the same order; only the
+    # changed texts' records came and went (math.py's file unit, NOTES.txt's chunk, the new function)
+    assert kept == [r for r in old if r not in gone]
+    assert 1 <= len(gone) <= 2 and 2 <= len(new) - len(kept) <= 3, (len(gone), len(new) - len(kept))
+    assert set(vector_file.decode(after).records) == _live_keys(repo.path)
+
+    # A teammate who adopted every vector exports the very same bytes (sorted by key, no ids, no pages).
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", str(repo.path), str(mate), cwd=tmp_path)
+    assert repo.hookgraph("index", "--wait", cwd=mate, HOOKGRAPH_EMBED_LOG=str(tmp_path / "log")).returncode == 0
+    assert not (tmp_path / "log").exists() or all(line.split()[1] == "0" for line in
+                                                   (tmp_path / "log").read_text().splitlines())
+    from hookgraph.store.snapshot import export_snapshot
+
+    assert export_snapshot(mate, dest=tmp_path / "mate.db") is True
+    assert (tmp_path / "mate.db").read_bytes() == after
+
+
+def test_the_commit_hook_never_loads_the_model(sharing: Repo) -> None:
+    """The pre-commit hook exports the vectors already in the index and stages them; the model is never imported,
+    even when the commit brings back a text whose vector the snapshot holds (its check waits for the embedder)."""
+    repo = sharing
+    repo.embed_after = False
+    before = _committed(repo)
+    repo.entries()
+    for files in ({"calc/math.py": _add_function(MATH, "quadruple", "return 4")},  # new texts
+                  {"calc/math.py": MATH}):  # back to texts the snapshot holds vectors for
+        repo.write(files)
+        repo.git("add", "-A")
+        proc = subprocess.run([PYTHON, "-X", "importtime", "-m", "hookgraph.cli", "hook", "pre-commit"],
+                              cwd=repo.path, env=repo.env(HOOKGRAPH_NO_BACKGROUND="1"), capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr[-2000:]
+        imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines()
+                    if line.startswith("import time:")}
+        assert imported and "llama_cpp" not in imported, "the commit hook loaded the model"
+        (entry,) = [e for e in repo.entries() if e["hook"] == "pre-commit"]
+        assert entry["exported"] and entry["embedded"] == 0 and not entry.get("error"), entry
+        repo.git("commit", "-q", "--no-verify", "-m", "step")
+    staged = _committed(repo)
+    assert set(vector_file.decode(staged).records) <= set(vector_file.decode(before).records) | _live_keys(repo.path)
+
+
+def test_two_branches_snapshots_merge_by_key_without_a_conflict(sharing: Repo) -> None:
+    repo = sharing
+    repo.git("checkout", "-q", "-b", "theirs")
+    repo.write({"calc/text.py": _add_function(TEXT, "whisper", "return text.lower()")})
+    repo.commit("whisper")
+    repo.git("commit", "-q", "--allow-empty", "-m", "carry whisper's vectors")
+    theirs = vector_file.decode(_committed(repo))
+    repo.git("checkout", "-q", "main")
+    repo.write({"calc/math.py": _add_function(MATH, "triple", "return 3")})
+    repo.commit("triple")
+    repo.git("commit", "-q", "--allow-empty", "-m", "carry triple's vectors")
+    ours = vector_file.decode(_committed(repo))
+    assert set(theirs.records) - set(ours.records) and set(ours.records) - set(theirs.records)
+    repo.entries()
+
+    proc = repo.git("merge", "-q", "--no-edit", "theirs", check=False)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert repo.git("ls-files", "-u").stdout == "" and repo.git("status", "--porcelain").stdout == ""
+    (driver,) = [e for e in repo.entries() if e["hook"] == "merge-driver"]
+    assert driver["action"] == "merged" and driver["imported"] == len(set(theirs.records) - set(ours.records))
+    merged = vector_file.decode(_committed(repo))
+    assert set(merged.records) == set(ours.records) | set(theirs.records)
+    repo.assert_fresh()
+
+    # The merge driver still refuses any path but the snapshot: git reports an ordinary conflict.
+    (repo.path / "a.txt").write_text("x\n")
+    direct = repo.hookgraph("merge-driver", "a.txt", "a.txt", "a.txt", "calc/math.py")
+    assert direct.returncode == 1 and "refused calc/math.py" in direct.stderr
+
+
+def test_an_older_sqlite_snapshot_is_adopted_and_merged_into_a_vector_file(sharing: Repo, tmp_path: Path) -> None:
+    """A snapshot an older hookgraph committed (a SQLite copy of its index) still saves a clone the model's work,
+    and a merge with a branch that has one writes a vector file holding both sides' vectors."""
+    from tests.snapshot_helpers import export_database_snapshot
+
+    repo = sharing
+    repo.git("checkout", "-q", "-b", "old")
+    repo.write({"calc/text.py": _add_function(TEXT, "whisper", "return text.lower()")})
+    repo.commit("whisper")
+    export_database_snapshot(repo.path)
+    repo.git("add", "-f", SNAP)
+    repo.git("commit", "-q", "-m", "an older hookgraph's snapshot", HOOKGRAPH_SKIP="1")
+    assert _committed(repo).startswith(b"SQLite format 3\x00")
+
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", "-b", "old", str(repo.path), str(mate), cwd=tmp_path)
+    log = tmp_path / "embedded.log"
+    ask = repo.hookgraph("ask", "--json", "lower-case a text", cwd=mate, HOOKGRAPH_EMBED_LOG=str(log))
+    assert ask.returncode == 0 and "Traceback" not in ask.stderr, ask.stderr
+    assert "rejected" not in ask.stderr and "ignored" not in ask.stderr, ask.stderr
+    assert json.loads(ask.stdout)["pending_vectors"] == 0  # every vector adopted after the sampled check
+    assert not log.exists() or all(line.split()[1] == "0" for line in log.read_text().splitlines())
+
+    repo.git("checkout", "-q", "main")
+    repo.write({"calc/math.py": _add_function(MATH, "triple", "return 3")})
+    repo.commit("triple")
+    repo.git("commit", "-q", "--allow-empty", "-m", "carry triple's vectors")
+    ours = set(vector_file.decode(_committed(repo)).records)
+    proc = repo.git("merge", "-q", "--no-edit", "old", check=False)
+    assert proc.returncode == 0 and repo.git("ls-files", "-u").stdout == "", proc.stderr
+    merged = vector_file.decode(_committed(repo))
+    with Store(mate / ".hookgraph" / "index.db", readonly=True) as store:
+        whisper = store.db.execute("SELECT v.text_hash FROM units u JOIN vectors v ON v.id = u.vector_id "
+                                   "WHERE u.qualname = 'whisper'").fetchall()[0][0]
+    assert ours < set(merged.records) and whisper in merged.records
