@@ -177,3 +177,35 @@ def test_an_older_sqlite_snapshot_is_adopted_and_merged_into_a_vector_file(shari
         whisper = store.db.execute("SELECT v.text_hash FROM units u JOIN vectors v ON v.id = u.vector_id "
                                    "WHERE u.qualname = 'whisper'").fetchall()[0][0]
     assert ours < set(merged.records) and whisper in merged.records
+
+
+def test_a_damaged_vector_file_is_refused_whole_with_one_line(sharing: Repo, tmp_path: Path) -> None:
+    """A vector file is somebody else's bytes: every cut and a bad order are refused, never half read."""
+    repo = sharing
+    data = _committed(repo)
+    contents = vector_file.decode(data)
+    for cut in range(len(vector_file.MAGIC), len(data), 97):
+        with pytest.raises(vector_file.VectorFileError):
+            vector_file.decode(data[:cut])
+    with pytest.raises(vector_file.VectorFileError, match="bytes after"):
+        vector_file.decode(data + b"\0")
+    first, second = list(contents.records)[:2]
+    swapped = data.replace(first, b"\xff" * 16, 1)  # the first key now sorts after the second
+    with pytest.raises(vector_file.VectorFileError, match="out of order"):
+        vector_file.decode(swapped)
+
+    (repo.path / SNAP).write_bytes(data[: len(data) // 2])
+    repo.git("add", "-f", SNAP)
+    repo.git("commit", "-q", "-m", "a cut snapshot", HOOKGRAPH_SKIP="1")
+    brought = repo.git("log", "-1", "--format=%h").stdout.strip()
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", str(repo.path), str(mate), cwd=tmp_path)
+    ask = repo.hookgraph("ask", "multiply every value", cwd=mate)
+    assert ask.returncode == 0 and "scale" in ask.stdout and "Traceback" not in ask.stderr, ask.stderr
+    lines = [line for line in ask.stderr.splitlines() if "snapshot" in line]
+    assert len(lines) == 1, ask.stderr
+    assert lines[0].startswith(f"hookgraph: warning: ignored the committed snapshot .hookgraph/shared.db of commit "
+                               f"{brought}: it ends inside record "), lines
+    assert lines[0].endswith(f" of {len(contents.records)}; your next commit replaces it"), lines
+    verify = repo.hookgraph("verify", cwd=mate)
+    assert verify.returncode == 1 and verify.stdout.count("\n") + verify.stderr.count("\n") == 1
