@@ -97,10 +97,13 @@ def _commits(repo: Path, env: dict[str, str], n: int) -> tuple[list[float], int,
     files = sorted(p for p in repo.rglob("*.py") if ".hookgraph" not in p.parts)[:3]
     before = _pack_bytes(repo, env)
     seconds, cpu = [], []
+    # new texts in every run: a text the kept user cache already holds would be checked against the model
+    # inside the hook (default mode too), which is not what a commit of new code costs
+    nonce = os.urandom(4).hex()
     for i in range(n):
         for k, path in enumerate(files):
             with open(path, "a", encoding="utf-8") as f:
-                f.write(f'\n\ndef bench_added_{i}_{k}(value):\n    """Add {i} to a value ({k})."""\n'
+                f.write(f'\n\ndef bench_added_{i}_{k}_{nonce}(value):\n    """Add {i} to a value ({k}, {nonce})."""\n'
                         f"    return value + {i}\n")
         started, cpu_before = time.perf_counter(), _children_cpu()
         _run(["git", "commit", "-q", "-a", "-m", f"three functions {i}"], repo, env)

@@ -1,11 +1,11 @@
 """The ``.hookgraph/`` directory and the committed snapshot as files: layout, vectors offered, export.
 
 Shared mode (see :mod:`hookgraph.sync.shared` for the hooks and merge driver
-that use these) commits ``.hookgraph/shared.db``, a compacted copy of the
-working index ``.hookgraph/index.db``, with the code it describes. This module
+that use these) commits ``.hookgraph/shared.db``, the working index's vectors
+by text key (:mod:`hookgraph.store.vector_file`), with the code. This module
 knows only files and stores: where they live, how a snapshot offers its
-vectors by text key (:class:`SnapshotVectors`; its facts are never read), and
-how a snapshot is written. It never syncs (that would import the sync, which
+vectors by text key (:class:`SnapshotVectors`; an older hookgraph's SQLite
+snapshot too, whose facts are never read), and how a snapshot is written. It never syncs (that would import the sync, which
 imports this): the one-way flow is sync -> store.
 """
 

@@ -155,8 +155,13 @@ def union(ours: VectorFile, theirs: VectorFile) -> VectorFile | None:
     Two branches' snapshots of one model merge without a conflict. Their
     vectors are not believed for it: whoever adopts from the merged file
     checks a sample, as for any snapshot. Snapshots of different recipes
-    (a model change on one side) are not mixed.
+    (a model change on one side) are not mixed; a side with no vector at all
+    (a first commit before anything was embedded) gives way to the other.
     """
+    if not theirs.records:
+        return ours
+    if not ours.records:
+        return theirs
     if ours.recipe != theirs.recipe or ours.dims != theirs.dims or ours.model_sha256 != theirs.model_sha256:
         return None
     return VectorFile(ours.recipe, ours.model_sha256, ours.dims, {**theirs.records, **ours.records})
