@@ -209,3 +209,30 @@ def test_a_damaged_vector_file_is_refused_whole_with_one_line(sharing: Repo, tmp
     assert lines[0].endswith(f" of {len(contents.records)}; your next commit replaces it"), lines
     verify = repo.hookgraph("verify", cwd=mate)
     assert verify.returncode == 1 and verify.stdout.count("\n") + verify.stderr.count("\n") == 1
+
+
+def test_a_clone_with_the_background_embedder_adopts_every_vector_and_the_embedder_leaves(sharing: Repo,
+                                                                                          tmp_path: Path) -> None:
+    """The clone's first command starts the embedder before its parse (imports and model load overlap it); the
+    embedder checks the sample once the queue is registered, publishes every vector, embeds nothing, and exits."""
+    import time
+
+    from hookgraph.embed import worker
+
+    repo = sharing
+    mate = tmp_path / "mate"
+    repo.git("clone", "-q", str(repo.path), str(mate), cwd=tmp_path)
+    env = dict(HOOKGRAPH_NO_BACKGROUND="0", HOOKGRAPH_EMBED_LOG=str(tmp_path / "embedded.log"))
+    ask = repo.hookgraph("ask", "--json", "multiply every value", cwd=mate, **env)
+    assert ask.returncode == 0 and "Traceback" not in ask.stderr, ask.stderr
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        status = json.loads(repo.hookgraph("status", "--json", cwd=mate, **env).stdout)
+        if status["pending_vectors"] == 0 and not worker.running(mate):
+            break
+        time.sleep(0.2)
+    assert status["pending_vectors"] == 0 and not worker.running(mate), status
+    log = tmp_path / "embedded.log"
+    assert not log.exists() or all(line.split()[1] == "0" for line in log.read_text().splitlines())
+    with Store(db_path(mate), readonly=True) as store:
+        assert store.integer("SELECT count(*) FROM vectors WHERE head IS NULL") == len(_live_keys(repo.path))

@@ -43,7 +43,7 @@ from typing import IO, TYPE_CHECKING
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
 
-__all__ = ["can_run", "start_background", "resume_if_needed", "running", "stall", "beat", "holder_pid", "hold", "wake",
+__all__ = ["can_run", "start_background", "start_warm", "resume_if_needed", "running", "stall", "beat", "holder_pid", "hold", "wake",
            "last_error", "yield_cpu", "main"]
 
 LOCK_FILE = "embedder.lock"
@@ -316,11 +316,40 @@ def resume_if_needed(root: Path, database: Path, pending: int) -> bool:
     return start_background(root, database)
 
 
-def _spawn(root: Path) -> None:
+#: Set for a worker started before the sync it serves (:func:`start_warm`).
+WARM_ENV = "HOOKGRAPH_WORKER_WARM"
+#: How long a warm worker waits for the sync to register its queue: a first index's parse takes seconds
+#: (1-3 s for 2,000 units here); a sync that failed registers nothing, and the worker then just leaves.
+WARM_WAIT_SECONDS = 20.0
+
+
+def start_warm(root: Path) -> bool:
+    """Start the embedder *before* a shared clone's first sync; True when one runs. Never raises.
+
+    That sync defers the sampled check of the snapshot's vectors to the
+    embedder (its first answer waits for no model). Started after the sync,
+    the embedder's Python start, imports and model load (0.6-0.8 s here)
+    came after the parse; started now, they overlap it, and the check begins
+    as soon as the queue is registered. The check itself is unchanged.
+    """
+    if _disabled():
+        return False
+    try:
+        if running(root):
+            return True
+        _spawn(root, warm=True)
+        return True
+    except OSError:
+        return False
+
+
+def _spawn(root: Path, *, warm: bool = False) -> None:
     from hookgraph.git import no_git_env
 
     env = no_git_env()
     env["HOOKGRAPH_WORKER"] = "1"
+    if warm:
+        env[WARM_ENV] = "1"
     log = _home(root) / LOG_FILE
     with open(os.devnull, "rb") as devnull_in, open(log, "ab") as err:
         subprocess.Popen(
@@ -492,6 +521,22 @@ def yield_cpu() -> None:
         pass
 
 
+def _warm_up(root: Path, home: Path, embedders: dict[str, Embedder]) -> None:
+    """Load the repository's model, then wait (holding the lock, beating) until a queue is registered."""
+    from hookgraph.embed.choice import embedder_for_repo
+
+    deadline = time.monotonic() + WARM_WAIT_SECONDS
+    try:
+        embedder = embedders.setdefault(str(root), embedder_for_repo(root))
+        embedder.embed_windows(["warm up"])  # imports llama_cpp and loads the model now
+    except Exception as exc:  # noqa: BLE001 - the real rounds report a broken model in their own words
+        embedders.pop(str(root), None)
+        _log(home, f"{root}: warming up the model failed ({type(exc).__name__}: {exc})")
+    while not _registrations(home) and time.monotonic() < deadline:
+        beat(home)
+        time.sleep(0.05)
+
+
 def _threads() -> list[int]:
     """This process's thread ids (Linux: /proc/self/task), or just this thread's where there is no /proc."""
     try:
@@ -510,10 +555,14 @@ def main(argv: list[str] | None = None) -> int:
     _trace_crashes()
     home = _home(root)
     embedders: dict[str, Embedder] = {}
+    warm = os.environ.pop(WARM_ENV, "") == "1"
     while True:
         with _held(home) as mine:
             if not mine:
                 return 0  # another embedder runs; it will see our registration
+            if warm:
+                warm = False
+                _warm_up(root, home, embedders)
             # Not yet: started idle, a busy machine could keep it from ever taking the lock, and `status`
             # would say no embedder runs (and the next command start another). Each round yields the CPU
             # once a snapshot's deferred check is done (ADOPT_AT_NORMAL_PRIORITY).

@@ -274,12 +274,15 @@ def build_first_index(root: Path, warnings: list[str]) -> bool:
     snap = snapshot.snapshot_path(root)
     if not snapshot.is_shared(root) or not (snap.is_file() or snap.is_symlink()) or git.head_commit(root) is None:
         return False
-    from hookgraph.embed.worker import can_run
+    from hookgraph.embed.worker import can_run, start_warm
 
+    background = can_run(root)
+    if background:
+        start_warm(root)  # its imports and model load overlap our parse; the check starts once we registered
     try:
         # The sampled check needs the model (seconds): with an embedder to hand it to, the first answer
         # does not wait for it (words and graph answer at once; see hookgraph.sync.adopt).
-        report = sync(root, read_target(root, "head"), defer_offers=can_run(root))
+        report = sync(root, read_target(root, "head"), defer_offers=background)
     except (StoreError, SyncError, git.GitError) as exc:
         warnings.append(" ".join(str(exc).split()))
         return False
