@@ -236,3 +236,49 @@ def test_a_clone_with_the_background_embedder_adopts_every_vector_and_the_embedd
     assert not log.exists() or all(line.split()[1] == "0" for line in log.read_text().splitlines())
     with Store(db_path(mate), readonly=True) as store:
         assert store.integer("SELECT count(*) FROM vectors WHERE head IS NULL") == len(_live_keys(repo.path))
+
+
+def test_a_merge_of_a_forged_branch_names_the_teammates_commit_and_takes_none_of_its_vectors(sharing: Repo) -> None:
+    """The driver's union carries their vectors into the merge's snapshot, unchecked; the post-merge hook checks
+    them as their commit's, refuses them naming that commit, and the next commit's snapshot drops them."""
+    repo = sharing
+    repo.git("checkout", "-q", "-b", "theirs")
+    repo.write({"calc/text.py": _add_function(TEXT, "whisper", "return text.lower()")
+                + '\n\ndef murmur(text):\n    """Say a text softly."""\n    return text.lower() + "..."\n'})
+    repo.commit("whisper and murmur")
+    path = repo.path / SNAP
+    with Store(db_path(repo.path), readonly=True) as store:
+        keys = {q: store.db.execute("SELECT v.text_hash FROM units u JOIN vectors v ON v.id = u.vector_id "
+                                    "WHERE u.qualname = ?", (q,)).fetchall()[0][0] for q in ("whisper", "murmur", "add")}
+    from hookgraph.store.snapshot import export_snapshot
+
+    export_snapshot(repo.path)
+    contents = vector_file.read(path)
+    forged = vector_file.Record(1, False, contents.records[keys["add"]].embedding)  # another text's vector
+    for name in ("whisper", "murmur"):
+        contents.records[keys[name]] = forged
+    path.write_bytes(vector_file.encode_file(contents))
+    repo.git("add", "-f", SNAP)
+    repo.git("commit", "-q", "-m", "refresh", HOOKGRAPH_SKIP="1")
+    forged_commit = repo.git("rev-parse", "--short", "HEAD").stdout.strip()
+
+    repo.git("checkout", "-q", "main")
+    with Store(db_path(repo.path)) as store, store.transaction():  # this machine never had their texts
+        store.db.execute("DELETE FROM vector_cache")
+    repo.write({"calc/math.py": _add_function(MATH, "triple", "return 3")})
+    repo.commit("triple")
+    repo.entries()
+    proc = repo.git("merge", "-q", "--no-edit", "theirs", check=False)
+    assert proc.returncode == 0 and repo.git("ls-files", "-u").stdout == "", proc.stderr
+    assert {keys["whisper"], keys["murmur"]} <= set(vector_file.decode(_committed(repo)).records)  # carried over
+    warnings = [w for e in repo.entries() for w in e.get("warnings", [])]
+    refused = [w for w in warnings if "rejected" in w]
+    assert len(refused) == 1 and f"of commit {forged_commit}" in refused[0], warnings
+    with Store(db_path(repo.path), readonly=True) as store:
+        vectors = dict(store.db.execute("SELECT text_hash, id FROM vectors WHERE head IS NULL").fetchall())
+        embedded = {key: store.db.execute("SELECT embedding FROM vec_units WHERE rowid = ?",
+                                          (vectors[key],)).fetchall()[0][0] for key in (keys["whisper"], keys["murmur"])}
+    assert all(blob != forged.embedding for blob in embedded.values())  # embedded here instead
+    repo.git("commit", "-q", "--allow-empty", "-m", "next")
+    nxt = vector_file.decode(_committed(repo))
+    assert all(nxt.records[keys[n]].embedding == embedded[keys[n]] for n in ("whisper", "murmur"))
