@@ -193,6 +193,12 @@ def test_a_damaged_vector_file_is_refused_whole_with_one_line(sharing: Repo, tmp
     swapped = data.replace(first, b"\xff" * 16, 1)  # the first key now sorts after the second
     with pytest.raises(vector_file.VectorFileError, match="out of order"):
         vector_file.decode(swapped)
+    huge = tmp_path / "huge.db"  # sparse: a file too big to read whole is refused before it is read
+    with open(huge, "wb") as f:
+        f.write(vector_file.MAGIC)
+        f.truncate(vector_file.MAX_FILE_BYTES + 1)
+    with pytest.raises(vector_file.VectorFileError, match="larger than hookgraph reads"):
+        vector_file.read(huge)
 
     (repo.path / SNAP).write_bytes(data[: len(data) // 2])
     repo.git("add", "-f", SNAP)

@@ -35,6 +35,7 @@ and order and raises :class:`VectorFileError` naming the first problem.
 from __future__ import annotations
 
 import json
+import os
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -51,6 +52,9 @@ MAX_WINDOWS = 64
 MAX_DIMS = 16384
 #: The header line's most bytes: a recipe and a hash, never more.
 MAX_HEADER = 4096
+#: The largest file read (it is read whole): a million 384-dim texts take ~420 MB; a committed file is
+#: anyone's, and a bigger one would only cost the reader its memory.
+MAX_FILE_BYTES = 512 << 20
 
 
 class VectorFileError(ValueError):
@@ -146,6 +150,9 @@ def decode(data: bytes) -> VectorFile:
 def read(path: Path) -> VectorFile:
     """:func:`decode` of a file (``OSError`` when it cannot be read)."""
     with open(path, "rb") as f:
+        size = os.fstat(f.fileno()).st_size
+        if size > MAX_FILE_BYTES:
+            raise VectorFileError(f"is larger than hookgraph reads ({size:,} bytes; at most {MAX_FILE_BYTES:,})")
         return decode(f.read())
 
 
