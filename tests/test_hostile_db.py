@@ -25,6 +25,7 @@ from hookgraph.store import Store, db_path
 from hookgraph.store.connection import load_vec
 from tests.conftest import index_now, git, make_repo, run_cli
 from tests.reliability import OpenWatcher, record, store_state, tree
+from tests.snapshot_helpers import export_database_snapshot
 
 #: The watch on the directory beside the repository uses inotify.
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs inotify (Linux)")
@@ -38,11 +39,11 @@ CODE = {
 
 @pytest.fixture(scope="module")
 def legit_snapshot(tmp_path_factory: pytest.TempPathFactory, embedder) -> bytes:
-    """A genuine shared-mode snapshot of CODE, as a teammate's pre-commit would export it."""
+    """A genuine shared-mode snapshot of CODE in the SQLite format an older hookgraph committed (still read)."""
     root = make_repo(tmp_path_factory.mktemp("legit") / "repo", CODE)
     snapfiles.write_shared_setting(root, True)
     index_now(root, embedder)
-    return snapfiles.export_snapshot(root).read_bytes()
+    return export_database_snapshot(root).read_bytes()
 
 
 @pytest.fixture

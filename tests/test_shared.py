@@ -36,11 +36,18 @@ class NoDocumentEmbedding:
 
 @pytest.fixture
 def shared_repo(tmp_path: Path) -> Repo:
-    """A shared-mode repository using the pre-commit framework, with one commit made through it."""
+    """A shared-mode repository using the pre-commit framework, with one commit made through it.
+
+    Its hooks embed a commit's texts before exporting (``[snapshot] embed_seconds``, opt-in since issue 31
+    item 7), so each commit's snapshot carries that commit's vectors; the default (the hook never loads the
+    model) is tested on its own below.
+    """
     r = new_repo(tmp_path)
     proc = r.hookgraph("install", "--shared", "--no-hooks")
     assert proc.returncode == 0, proc.stderr
     assert "shared mode on" in proc.stdout
+    config = r.path / ".hookgraph" / "config.toml"
+    config.write_text(config.read_text() + "\n[snapshot]\nembed_seconds = 120\n")
     r.commit("initial")
     entries = r.entries()
     assert hooks_of(entries) == [("pre-commit", "synced"), ("post-commit", "fresh")]
@@ -79,19 +86,20 @@ def test_shared_mode_commits_a_compact_snapshot_with_the_code(shared_repo: Repo)
     assert repo.git("check-attr", "merge", "binary", "--", ".hookgraph/shared.db").stdout.split("\n")[0].endswith(
         "merge: hookgraph")
     assert "merge-driver" in repo.git("config", "--get", "merge.hookgraph.driver").stdout
-    assert _verify(repo) == (0, [_verify(repo)[1][0]]) and "describes" in _verify(repo)[1][0]
+    code, lines = _verify(repo)
+    assert code == 0 and len(lines) == 1 and lines[0].endswith("holds vectors for 7 of its 7 texts"), lines
 
-    # The committed file: rollback journal (header bytes 18-19 = 1), no -wal, no cache of orphans.
+    # The committed file: the index's live vectors by text key (a vector file, issue 31 item 7), nothing else.
+    from hookgraph.store import vector_file
+
     snap = repo.path / ".hookgraph/shared.db"
     committed = subprocess.run(["git", "cat-file", "blob", "HEAD:.hookgraph/shared.db"], cwd=repo.path,
                                env=repo.env(), capture_output=True).stdout
     assert committed == snap.read_bytes()
-    assert committed[:16] == b"SQLite format 3\x00" and committed[18:20] == b"\x01\x01"
-    assert not (repo.path / ".hookgraph/shared.db-wal").exists()
-    with Store(snap, readonly=True) as store:
-        assert store.db.execute("SELECT count(*) FROM vector_cache").fetchall()[0][0] == 0
-        assert store.db.execute("PRAGMA freelist_count").fetchall()[0][0] == 0
-        assert store.file_map() == repo.tree()
+    assert committed.startswith(vector_file.MAGIC)
+    with Store(db_path(repo.path), readonly=True) as store:
+        live = {key for key, *_ in store.iter_vectors()}
+        assert set(vector_file.decode(committed).records) == live and live
     assert _status(repo) == ""
 
     # Switching branches syncs the working index and never leaves the tracked snapshot dirty.
@@ -154,8 +162,8 @@ def test_two_branches_that_changed_code_merge_without_a_step_on_the_database(sha
     entries = repo.entries()
     assert [e["hook"] for e in entries] == ["merge-driver", "post-merge"]
     driver = entries[0]
-    assert driver["action"] == "merged" and driver["imported"] > 0
-    assert entries[1]["action"] == "fresh"  # the driver already synced the merge
+    assert driver["action"] == "merged" and driver["imported"] > 0  # their vectors joined ours in the snapshot
+    assert entries[1]["action"] == "synced"  # the hook took them from the merged snapshot, checked
     assert repo.git("ls-files", "-u").stdout == ""  # no conflict left anywhere
     assert _status(repo) == ""
     repo.assert_fresh()
@@ -218,9 +226,10 @@ def test_rebase_onto_a_teammate_keeps_the_working_index_fresh(shared_repo: Repo,
     assert sum(e["embedded"] for e in entries) == 0  # the teammate's vectors came from their snapshot
     repo.assert_fresh()
     assert _status(repo) == "" and repo.git("ls-files", "-u").stdout == ""
-    # The replayed commit kept upstream's snapshot (hooks do not run per replayed commit): verify says so,
-    # and the next commit brings the committed snapshot up to date.
-    assert _verify(repo)[0] == 1
+    # Hooks do not run per replayed commit, but the merge driver does for the pick: the replayed commit's
+    # snapshot is the union of both sides' vectors, so it lacks none of its texts.
+    code, lines = _verify(repo)
+    assert code == 0 and "waiting" not in lines[0], lines
     repo.write({"NOTES.txt": "after rebase\n"})
     repo.commit("next")
     assert _verify(repo)[0] == 0
@@ -231,8 +240,9 @@ def test_verify_is_one_line_and_exits_1_when_the_committed_database_is_stale(sha
     repo.write({"calc/math.py": _add_function(MATH, "unverified")})
     repo.git("add", "-A")
     repo.git("commit", "-q", "--no-verify", "-m", "skip the pre-commit hook")
+    # A vector snapshot holds no facts to be stale about: verify says which of the commit's texts it lacks.
     code, lines = _verify(repo)
-    assert code == 1 and len(lines) == 1 and "calc/math.py" in lines[0]
+    assert code == 0 and len(lines) == 1 and "2 texts waiting for vectors (calc/math.py)" in lines[0], lines
     code, lines = _verify(repo, "--local")  # post-commit still synced the working index
     assert code == 0 and len(lines) == 1
     assert _verify(repo, "--rev", "HEAD~1")[0] == 0
@@ -268,7 +278,7 @@ def test_commit_of_some_paths_leaves_no_staged_snapshot_behind(shared_repo: Repo
 
 
 def test_snapshot_is_exported_again_when_only_the_model_meta_changed(shared_repo: Repo, monkeypatch) -> None:
-    """Same files, new vectors (`index --reembed`): the committed snapshot must follow."""
+    """New vectors (`index --reembed`): the committed snapshot must follow."""
     from hookgraph.sync import hooks
 
     repo = shared_repo
@@ -277,8 +287,9 @@ def test_snapshot_is_exported_again_when_only_the_model_meta_changed(shared_repo
     with Store(db_path(repo.path)) as store:
         store.set_meta("embed_recipe", "a-new-recipe")
     assert hooks._export_and_stage(repo.path, 5) is True
-    with Store(repo.path / ".hookgraph/shared.db", readonly=True) as snap:
-        assert snap.get_meta("embed_recipe") == "a-new-recipe"
+    from hookgraph.store import vector_file
+
+    assert vector_file.read(repo.path / ".hookgraph/shared.db").recipe == "a-new-recipe"
 
 
 # --------------------------------------------------------------------------- stores from an older hookgraph
@@ -341,18 +352,17 @@ def test_a_hook_after_an_upgrade_migrates_the_older_index(tmp_path: Path) -> Non
 
 def test_a_snapshot_committed_with_texts_still_waiting_answers_at_once_and_says_so(shared_repo: Repo,
                                                                                     tmp_path: Path) -> None:
-    """No time to embed in the commit ([snapshot] embed_seconds = 0): the snapshot carries the queued
-    texts; a teammate's clone answers at once by words and graph, and `verify` calls it fresh, N waiting."""
+    """No time to embed in the commit ([snapshot] embed_seconds = 0, the default): the snapshot lacks the
+    commit's texts; a teammate's clone answers at once by words and graph, and `verify` says N waiting."""
     repo = shared_repo
     config = repo.path / ".hookgraph" / "config.toml"
-    config.write_text(config.read_text() + "\n[snapshot]\nembed_seconds = 0\n")
+    config.write_text(config.read_text().replace("embed_seconds = 120", "embed_seconds = 0"))
     repo.write({"calc/text.py": _add_function(TEXT, "whisper", "return text.lower()")})
     repo.commit("whisper, no time to embed")
     (entry,) = [e for e in repo.entries() if e["hook"] == "pre-commit"]
     assert entry["embedded"] == 0 and entry["pending"] == 2 and entry["exported"], entry["error"]
     code, lines = _verify(repo)
-    assert code == 0 and any(line.endswith("describes " + repo.git("rev-parse", "HEAD").stdout.strip()[:12]
-                                           + ", 2 texts waiting for vectors") for line in lines), lines
+    assert code == 0 and any(line.endswith(", 2 texts waiting for vectors (calc/text.py)") for line in lines), lines
 
     mate = tmp_path / "mate"
     repo.git("clone", "-q", str(repo.path), str(mate), cwd=tmp_path)
@@ -506,11 +516,9 @@ def test_install_shared_commits_a_first_snapshot_with_every_vector(tmp_path: Pat
     assert "shared mode on" in out
     staged = subprocess.run(["git", "cat-file", "blob", ":.hookgraph/shared.db"], cwd=repo, env=env,
                             capture_output=True, check=True).stdout
-    (tmp_path / "staged.db").write_bytes(staged)
-    with Store(tmp_path / "staged.db", readonly=True) as store:
-        assert store.pending_count() == 0
-        assert store.db.execute("SELECT count(*) FROM units WHERE vector_id IS NULL").fetchall()[0][0] == 0
-        assert store.db.execute("SELECT count(*) FROM vectors").fetchall()[0][0] >= waiting
+    from hookgraph.store import vector_file
+
+    assert len(vector_file.decode(staged).records) >= waiting
     assert f"hookgraph: embedding {waiting} texts so the first snapshot carries every vector" in terminal
     assert f"{waiting}/{waiting}" in terminal  # the progress bar reached the end
     commit_all(repo, "share the index")  # no hooks: exactly what install staged is committed

@@ -130,7 +130,11 @@ def register(cli: click.Group) -> None:
     @click.option("--rev", default="HEAD", show_default=True, help="The commit to check (committed database only).")
     @friendly
     def verify(local: bool, rev: str) -> None:
-        """Exit 0 if the committed database describes HEAD, 1 if not (for CI). One line either way."""
+        """One line for CI: how many of HEAD's texts the committed snapshot holds vectors for.
+
+        Exit 1 when it cannot be read or was embedded with another model than the index here (an older
+        SQLite snapshot: when its file map does not describe HEAD), else 0.
+        """
         from hookgraph.sync import shared
 
         root = repo_root_here()

@@ -32,6 +32,7 @@ import os
 import re
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -42,7 +43,7 @@ from typing import IO, TYPE_CHECKING
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
 
-__all__ = ["can_run", "start_background", "resume_if_needed", "running", "stall", "beat", "holder_pid", "hold", "wake",
+__all__ = ["can_run", "start_background", "start_warm", "resume_if_needed", "running", "stall", "beat", "holder_pid", "hold", "wake",
            "last_error", "yield_cpu", "main"]
 
 LOCK_FILE = "embedder.lock"
@@ -315,11 +316,40 @@ def resume_if_needed(root: Path, database: Path, pending: int) -> bool:
     return start_background(root, database)
 
 
-def _spawn(root: Path) -> None:
+#: Set for a worker started before the sync it serves (:func:`start_warm`).
+WARM_ENV = "HOOKGRAPH_WORKER_WARM"
+#: How long a warm worker waits for the sync to register its queue: a first index's parse takes seconds
+#: (1-3 s for 2,000 units here); a sync that failed registers nothing, and the worker then just leaves.
+WARM_WAIT_SECONDS = 20.0
+
+
+def start_warm(root: Path) -> bool:
+    """Start the embedder *before* a shared clone's first sync; True when one runs. Never raises.
+
+    That sync defers the sampled check of the snapshot's vectors to the
+    embedder (its first answer waits for no model). Started after the sync,
+    the embedder's Python start, imports and model load (0.6-0.8 s here)
+    came after the parse; started now, they overlap it, and the check begins
+    as soon as the queue is registered. The check itself is unchanged.
+    """
+    if _disabled():
+        return False
+    try:
+        if running(root):
+            return True
+        _spawn(root, warm=True)
+        return True
+    except OSError:
+        return False
+
+
+def _spawn(root: Path, *, warm: bool = False) -> None:
     from hookgraph.git import no_git_env
 
     env = no_git_env()
     env["HOOKGRAPH_WORKER"] = "1"
+    if warm:
+        env[WARM_ENV] = "1"
     log = _home(root) / LOG_FILE
     with open(os.devnull, "rb") as devnull_in, open(log, "ab") as err:
         subprocess.Popen(
@@ -397,7 +427,10 @@ def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
             beat(home, force=True)  # loading a model, reading a cache: alive
             from hookgraph.sync.adopt import adopt_waiting
 
-            adopt_waiting(root, database, embedders[key], caches)  # a clone's snapshot: checked before any embedding
+            try:  # a clone's snapshot: checked before any embedding, at the priority of the command that started us
+                adopt_waiting(root, database, embedders[key], caches)
+            finally:
+                yield_cpu()  # see ADOPT_AT_NORMAL_PRIORITY
             beat(home, force=True)
             report = drain(database, embedders[key], caches=caches, max_batches=1,
                            progress=lambda _done, _total: beat(home))
@@ -438,6 +471,15 @@ def _trace_crashes() -> None:
         pass
 
 
+#: Why the deferred check of a snapshot's (or a cache's) vectors runs before :func:`yield_cpu`: it is a
+#: bounded burst (the model's load and at most SAMPLE_SIZE texts a source, ~1-2 s of one core), paid once
+#: per clone or pull, and it stands between the user and thousands of vectors that need no model at all.
+#: At SCHED_IDLE on a busy 2-core machine it waited behind every other process: a clone of a 2,200-unit
+#: project had its first answer in 2.2 s but every vector only after 92 s (load 6.6, benchmarks/RESULTS.md).
+#: The queue's embedding, which is the long work, still runs idle.
+ADOPT_AT_NORMAL_PRIORITY = True
+
+
 def yield_cpu() -> None:
     """Make this process (and the model threads it starts later) run only when the CPU has nothing else to do.
 
@@ -456,11 +498,20 @@ def yield_cpu() -> None:
         os.nice(NICENESS)
     except OSError:
         pass
-    if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
+    # Every thread, not just this one: Linux keeps nice and the scheduling class per thread, and the model's
+    # OpenMP threads, created by a check that ran before (ADOPT_AT_NORMAL_PRIORITY), live on.
+    me = threading.get_native_id()
+    for tid in sorted(_threads(), key=lambda t: t in (me, 0)):  # this thread last: its class says "done"
         try:
-            os.sched_setscheduler(0, os.SCHED_IDLE, os.sched_param(0))
-        except OSError:
+            if tid not in (me, 0):
+                os.setpriority(os.PRIO_PROCESS, tid, max(NICENESS, os.getpriority(os.PRIO_PROCESS, tid)))
+        except (OSError, AttributeError):
             pass
+        if hasattr(os, "sched_setscheduler") and hasattr(os, "SCHED_IDLE"):
+            try:
+                os.sched_setscheduler(tid, os.SCHED_IDLE, os.sched_param(0))
+            except OSError:
+                pass
     if os.getsid(0) != os.getpid():
         return  # the autogroup is the whole session's (a terminal's, say): never slow down what started us
     try:
@@ -468,6 +519,30 @@ def yield_cpu() -> None:
             f.write(f"{AUTOGROUP_NICE}\n")
     except OSError:  # not Linux, autogroup compiled out, or a read-only /proc: nothing more to give away
         pass
+
+
+def _warm_up(root: Path, home: Path, embedders: dict[str, Embedder]) -> None:
+    """Load the repository's model, then wait (holding the lock, beating) until a queue is registered."""
+    from hookgraph.embed.choice import embedder_for_repo
+
+    deadline = time.monotonic() + WARM_WAIT_SECONDS
+    try:
+        embedder = embedders.setdefault(str(root), embedder_for_repo(root))
+        embedder.embed_windows(["warm up"])  # imports llama_cpp and loads the model now
+    except Exception as exc:  # noqa: BLE001 - the real rounds report a broken model in their own words
+        embedders.pop(str(root), None)
+        _log(home, f"{root}: warming up the model failed ({type(exc).__name__}: {exc})")
+    while not _registrations(home) and time.monotonic() < deadline:
+        beat(home)
+        time.sleep(0.05)
+
+
+def _threads() -> list[int]:
+    """This process's thread ids (Linux: /proc/self/task), or just this thread's where there is no /proc."""
+    try:
+        return sorted(int(name) for name in os.listdir("/proc/self/task") if name.isdigit())
+    except OSError:
+        return [0]
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -480,13 +555,17 @@ def main(argv: list[str] | None = None) -> int:
     _trace_crashes()
     home = _home(root)
     embedders: dict[str, Embedder] = {}
+    warm = os.environ.pop(WARM_ENV, "") == "1"
     while True:
         with _held(home) as mine:
             if not mine:
                 return 0  # another embedder runs; it will see our registration
-            # Only now: started idle, a busy machine could keep it from ever taking the lock, and `status`
-            # would say no embedder runs (and the next command start another).
-            yield_cpu()
+            if warm:
+                warm = False
+                _warm_up(root, home, embedders)
+            # Not yet: started idle, a busy machine could keep it from ever taking the lock, and `status`
+            # would say no embedder runs (and the next command start another). Each round yields the CPU
+            # once a snapshot's deferred check is done (ADOPT_AT_NORMAL_PRIORITY).
             while _drain_round(home, embedders):
                 pass
         # Released: a sync that found us running just before may have registered after our last look.

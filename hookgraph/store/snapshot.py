@@ -1,11 +1,11 @@
 """The ``.hookgraph/`` directory and the committed snapshot as files: layout, vectors offered, export.
 
 Shared mode (see :mod:`hookgraph.sync.shared` for the hooks and merge driver
-that use these) commits ``.hookgraph/shared.db``, a compacted copy of the
-working index ``.hookgraph/index.db``, with the code it describes. This module
+that use these) commits ``.hookgraph/shared.db``, the working index's vectors
+by text key (:mod:`hookgraph.store.vector_file`), with the code. This module
 knows only files and stores: where they live, how a snapshot offers its
-vectors by text key (:class:`SnapshotVectors`; its facts are never read), and
-how a snapshot is written. It never syncs (that would import the sync, which
+vectors by text key (:class:`SnapshotVectors`; an older hookgraph's SQLite
+snapshot too, whose facts are never read), and how a snapshot is written. It never syncs (that would import the sync, which
 imports this): the one-way flow is sync -> store.
 """
 
@@ -22,13 +22,13 @@ from typing import TYPE_CHECKING, cast
 import apsw
 
 from hookgraph import config, git
+from hookgraph.store import vector_file
 from hookgraph.store import (
     DB_DIRNAME,
     DB_FILENAME,
     SchemaUpgradeNeeded,
     Store,
     StoreError,
-    VOLATILE_META,
     UntrustedStoreError,
     check_no_links,
     db_path,
@@ -152,6 +152,16 @@ def snapshot_problem(path: Path, root: Path | None = None) -> tuple[str | None, 
     (see :class:`hookgraph.store.Store`; with ``root``, also paths through a
     symlink of that work tree). A snapshot is somebody else's data.
     """
+    if path.is_symlink():
+        return f"{path}: is a symlink", True
+    if vector_file.is_vector_file(path):
+        try:
+            vector_file.read(path)
+            return None, False
+        except vector_file.VectorFileError as exc:
+            return f"{path}: {exc}", True
+        except OSError as exc:
+            return f"{path}: cannot be read ({exc.strerror or exc})", False
     try:
         with current_schema(path) as readable, Store(readable, readonly=True) as store:
             store.get_meta("model_sha256")
@@ -265,6 +275,22 @@ class SnapshotVectors:
         self.problem: str | None = None
         self._stack: ExitStack | None = None
         self._store: Store | None = None
+        #: The file's contents when it is a vector file (the format since issue 31, item 7).
+        self._file: vector_file.VectorFile | None = None
+
+    def _read_file(self) -> vector_file.VectorFile | None:
+        """The vector file's contents (None when the snapshot is an older SQLite one, or broken: ``problem``)."""
+        if self._file is not None or self.problem is not None:
+            return self._file
+        if self.path.is_symlink() or not vector_file.is_vector_file(self.path):
+            return None
+        try:
+            self._file = vector_file.read(self.path)
+        except vector_file.VectorFileError as exc:
+            self.problem = str(exc)
+        except OSError as exc:
+            self.problem = f"cannot be read ({exc.strerror or exc})"
+        return self._file
 
     def _open(self) -> Store | None:
         if self._store is not None or self.problem is not None:
@@ -287,6 +313,9 @@ class SnapshotVectors:
 
     def recipe(self) -> str | None:
         """The embedding recipe the snapshot says it was embedded with (a hint only: keys and the check decide)."""
+        contents = self._read_file()
+        if contents is not None or self.problem is not None:
+            return contents.recipe if contents is not None else None
         store = self._open()
         try:
             return store.get_meta("embed_recipe") if store is not None else None
@@ -299,6 +328,14 @@ class SnapshotVectors:
         from hookgraph.store.vector_cache import CachedVector
 
         wanted = list(dict.fromkeys(keys))
+        contents = self._read_file() if wanted else None
+        if contents is not None:
+            if contents.dims != dims:
+                return {}
+            return {k: CachedVector(k, dims, r.windows, r.truncated, r.embedding)
+                    for k in wanted if (r := contents.records.get(k)) is not None}
+        if self.problem is not None:
+            return {}
         store = self._open() if wanted else None
         if store is None or not store.has_vector_table() or store.vector_dims() != dims:
             return {}
@@ -324,6 +361,24 @@ class SnapshotVectors:
             return {}
         return found
 
+    def all_vectors(self) -> vector_file.VectorFile | None:
+        """Every vector the snapshot holds, whatever its format (the merge driver's union); None if unusable."""
+        contents = self._read_file()
+        if contents is not None or self.problem is not None:
+            return contents
+        store = self._open()
+        if store is None:
+            return None
+        try:
+            dims = store.vector_dims() if store.has_vector_table() else None
+            records = {key: vector_file.Record(windows, truncated, embedding)
+                       for key, windows, truncated, embedding in store.iter_vectors()}
+            return vector_file.VectorFile(store.get_meta("embed_recipe"), store.get_meta("model_sha256"),
+                                          dims or 0, records) if dims else None
+        except (apsw.Error, StoreError) as exc:
+            self.problem = " ".join(str(exc).split()) or type(exc).__name__
+            return None
+
     def close(self) -> None:
         if self._stack is not None:
             self._stack.close()
@@ -345,73 +400,58 @@ def snapshot_label(root: Path, rev: str | None = None) -> str:
 # -- export -------------------------------------------------------------------------
 
 
-def export_snapshot(root: Path, dest: Path | None = None) -> Path:
-    """Write ``.hookgraph/shared.db`` (or ``dest``): a compacted copy of the working index.
+def export_snapshot(root: Path, dest: Path | None = None) -> bool:
+    """Write ``.hookgraph/shared.db`` (or ``dest``) from the working index's vectors; returns whether it changed.
 
-    ``VACUUM INTO`` makes a consistent, defragmented copy; the copy then loses
-    the local cache of orphaned vectors (zeroed; vacuumed again only if that
-    freed more than a tenth of the file), and is switched to rollback-journal
-    mode so the committed file is self-contained (no ``-wal``). It replaces
-    the snapshot atomically.
+    Only vectors already in the index go in (never the model: a commit does
+    not wait for it; texts embedded later ride along with the next commit),
+    and only those of live texts (never the local cache of orphaned vectors:
+    an uncommitted edit's vector does not travel). The layout is
+    :mod:`hookgraph.store.vector_file`'s: sorted by key, so unchanged texts
+    are unchanged bytes. The file is replaced atomically, and only when its
+    bytes differ (an unchanged snapshot is not rewritten, and ``git add`` of it
+    hashes nothing new).
     """
-    import apsw
-
     live = db_path(root)
     snap = dest or snapshot_path(root)
-    fd, tmp_name = tempfile.mkstemp(prefix=".shared.db.", dir=snap.parent)
-    os.close(fd)
-    os.unlink(tmp_name)  # VACUUM INTO wants to create the file itself
-    tmp = Path(tmp_name)
-    try:
-        with Store(live) as store:
-            store.db.execute("VACUUM INTO ?", (str(tmp),))
-        db = apsw.Connection(str(tmp))
+    with Store(live, readonly=True) as store:
+        data = vector_file.encode(store.get_meta("embed_recipe"), store.get_meta("model_sha256"),
+                                  store.vector_dims() or 0 if store.has_vector_table() else 0,
+                                  _live_vectors(store))
+    if not snap.is_symlink():
         try:
-            db.execute("PRAGMA journal_mode=DELETE")
-            cached = db.execute("SELECT count(*) FROM vector_cache").fetchall()[0][0]
-            if cached:
-                # secure_delete zeroes the freed pages (no uncommitted edit's vector travels in the
-                # file); a second VACUUM (40-150 ms at 1,000 units) only when they are a real share.
-                db.execute("PRAGMA secure_delete=ON")
-                db.execute("DELETE FROM vector_cache")
-                free = cast(int, db.execute("PRAGMA freelist_count").fetchall()[0][0])
-                pages = cast(int, db.execute("PRAGMA page_count").fetchall()[0][0])
-                if free > max(16, pages // 10):
-                    db.execute("VACUUM")
-        finally:
-            db.close()
-        os.replace(tmp, snap)
-    finally:
-        for suffix in ("", "-wal", "-shm", "-journal"):
-            try:
-                os.unlink(str(tmp) + suffix)
-            except FileNotFoundError:
-                pass
-    for suffix in ("-wal", "-shm"):
-        stray = snap.with_name(snap.name + suffix)
-        if stray.exists():
-            stray.unlink()
-    return snap
-
-
-
-
-def describe(store: Store) -> tuple[dict[str, str], dict[str, str]]:
-    """What a snapshot must agree on with the working index: the file map and the model meta.
-
-    The meta matters after ``hookgraph index --reembed``: same files, new vectors.
-    """
-    meta = {k: v for k, v in store.all_meta().items() if k not in VOLATILE_META}
-    meta["pending texts"] = str(store.pending_count())  # vectors that arrived since belong in the next snapshot
-    return store.file_map(), meta
-
-
-def snapshot_state(path: Path) -> tuple[dict[str, str], dict[str, str]] | None:
-    """:func:`describe` for a snapshot file, or None when it is missing or unreadable."""
-    if not path.is_file():
-        return None
+            if snap.read_bytes() == data:
+                return False
+        except OSError:
+            pass
+    fd, tmp_name = tempfile.mkstemp(prefix=".shared.db.", dir=snap.parent)
     try:
-        with Store(path, readonly=True) as store:
-            return describe(store)
-    except StoreError:
-        return None
+        with os.fdopen(fd, "wb") as f:
+            f.write(data)
+        os.replace(tmp_name, snap)  # a symlink there is replaced, never written through
+    except BaseException:
+        _remove_with_sidecars(tmp_name)
+        raise
+    return True
+
+
+def _live_vectors(store: Store) -> Iterator[tuple[bytes, int, bool, bytes]]:
+    """``(key, windows, truncated, int8 windows)`` of every text a unit points to, read in two scans.
+
+    (:meth:`Store.iter_vectors` looks each window up by rowid: 2,200 lookups
+    in vec0 cost more than one pass over it.)
+    """
+    if not store.has_vector_table():
+        return
+    embeddings = {int(cast(int, rowid)): blob for rowid, blob in
+                  store.db.execute("SELECT rowid, embedding FROM vec_units")}
+    parts: dict[int, list[int]] = {}
+    for vid, head in store.db.execute("SELECT id, head FROM vectors WHERE head IS NOT NULL ORDER BY id"):
+        parts.setdefault(int(cast(int, head)), []).append(int(cast(int, vid)))
+    heads = store.db.execute("SELECT id, text_hash, windows, truncated FROM vectors WHERE head IS NULL AND id IN "
+                             "(SELECT vector_id FROM units WHERE vector_id IS NOT NULL)")
+    for vid, key, windows, truncated in heads:
+        ids = [int(cast(int, vid)), *parts.get(int(cast(int, vid)), [])]
+        blobs = [embeddings.get(i) for i in ids]
+        if isinstance(key, bytes) and len(ids) == windows and all(isinstance(b, bytes) for b in blobs):
+            yield key, len(ids), bool(truncated), b"".join(cast(list[bytes], blobs))

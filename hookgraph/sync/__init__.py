@@ -358,12 +358,16 @@ def _sources(root: Path, caches: list[VectorCache], snapshots: list[VectorSource
     from hookgraph.sync.adopt import VectorSource, cache_source
 
     found = [cache_source(c, c.path) for c in caches]
+    # The snapshots a merge brought (its other parents', MERGE_HEAD's) before the checked-out one: since the
+    # merge driver writes the union of both sides, the checked-out snapshot of a merge holds their vectors
+    # too, and a refusal must name the teammate's commit that brought them, not the merge commit.
+    found += list(snapshots)
     path = snapshot.snapshot_path(root)
     if database is None and snapshot.is_shared(root) and (path.is_file() or path.is_symlink()):
         label = lambda: snapshot.snapshot_label(root)  # noqa: E731 - git log only when a message needs it
         found.append(VectorSource(snapshot.SnapshotVectors(path, "the committed snapshot", root), label,
                                   "your next commit replaces it"))
-    return found + list(snapshots)
+    return found
 
 
 def _model_switch(root: Path, store: Store, embedder: Embedder | None,

@@ -163,7 +163,7 @@ def problem_line(source: VectorSource) -> str:
     path = str(getattr(source.provider, "path", ""))
     if path and text.startswith(path + ": "):  # a cache says its own path first
         text = text[len(path) + 2:]
-    if text.startswith(("is ", "was ")):  # "is not a hookgraph database" reads "it is not ..."
+    if text.startswith(("is ", "was ", "has ", "ends ")):  # "is not a hookgraph database" reads "it is not ..."
         text = "it " + text
     return f"ignored {source.label}: {text}; {source.remedy}"
 

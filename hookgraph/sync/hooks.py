@@ -37,10 +37,11 @@ line when something changed, nothing otherwise. ``HOOKGRAPH_SKIP=1`` skips.
 A hook never waits for the model (DESIGN.md section 9): the sync writes
 text and graph at once and queues new texts; the background embedder
 (:mod:`hookgraph.embed.worker`) is started afterwards and git has its prompt
-back. The one exception is shared mode's ``pre-commit``, which embeds for up
-to ``[snapshot] embed_seconds`` (default 2) so that the snapshot it
-stages carries the vectors of a typical commit; whatever is left is
-committed as queued texts, which a teammate's embedder fills in.
+back. That holds for shared mode's ``pre-commit`` too: the snapshot it stages
+carries the vectors already in the index, and the commit's new texts ride
+along with the next commit once the background embedder filled them in (a
+teammate's embedder fills in the few missing meanwhile); ``[snapshot]
+embed_seconds`` opts into embedding them in the hook.
 
 Imports are kept light: a hook for a commit that touches no code never
 imports numpy, tree-sitter or llama_cpp, and never loads the model.
@@ -291,12 +292,16 @@ def run_hook(
                                     "(it had none: a merge that changed the snapshot on both sides would have "
                                     f"stopped on a conflict; `{shared.SETUP_COMMAND}` does this for a new clone)")
     with shared.snapshot_sources(root, _vector_sources(root, gitdir, hook) if outcome.shared else []) as sources:
-        report = sync(root, target, embedder=embedder, lock_timeout=lock_timeout, background=False, snapshots=sources)
+        # Shared mode's pre-commit never loads the model: what the snapshot at hand or a cache offers for the
+        # commit's texts is checked by the background embedder, like a clone's first index.
+        report = sync(root, target, embedder=embedder, lock_timeout=lock_timeout, background=False, snapshots=sources,
+                      defer_offers=outcome.shared and hook == "pre-commit")
     outcome.imported = report.from_cache
     record_report(outcome, report)
     if outcome.shared and hook == "pre-commit":
-        if report.pending:
-            _embed_for_the_snapshot(root, embedder, lock_timeout, outcome)
+        budget = _embed_budget(root, outcome) if report.pending else 0.0
+        if budget > 0:
+            _embed_for_the_snapshot(root, embedder, lock_timeout, outcome, budget)
         outcome.exported = _export_and_stage(root, lock_timeout)
     if outcome.pending:
         from hookgraph.embed.worker import start_background
@@ -316,26 +321,21 @@ def record_report(outcome: Outcome, report: SyncReport) -> None:
     outcome.warnings.extend(report.warnings)
 
 
-#: Seconds the shared-mode pre-commit hook may embed so its snapshot carries the commit's vectors.
-SHARED_EMBED_SECONDS = 2.0
+#: Seconds the shared-mode pre-commit hook may embed so its snapshot carries the commit's vectors: none by
+#: default (issue 31, item 7). Loading the model and embedding a 3-function commit cost ~0.5 s of every
+#: commit; the snapshot instead carries every vector already in the index, and the texts the background
+#: embedder fills in after this commit ride along with the next one (a teammate's embedder fills in the
+#: few that are missing meanwhile). ``[snapshot] embed_seconds`` buys complete snapshots per commit.
+SHARED_EMBED_SECONDS = 0.0
 #: The most a config may give it (``inf`` would hold every commit until everything is embedded).
 MAX_EMBED_SECONDS = 600.0
 #: The longest ``HOOKGRAPH_LOCK_TIMEOUT`` a hook accepts.
 MAX_LOCK_TIMEOUT = 3600.0
 
 
-def _embed_for_the_snapshot(root: Path, embedder: Embedder | None, lock_timeout: float, outcome: Outcome) -> None:
-    """Shared mode: embed the commit's new texts within the budget, so teammates get them with the code.
-
-    Why a budget and not all: a commit must stay fast. A typical commit's few
-    functions take well under a second with the model loaded; a huge one
-    commits its texts as queued, and each teammate's embedder fills them in
-    (a clone still answers at once, lexically, meanwhile).
-    """
+def _embed_budget(root: Path, outcome: Outcome) -> float:
+    """``[snapshot] embed_seconds``, checked (a committed config.toml is anyone's); 0 by default."""
     from hookgraph import config
-    from hookgraph.embed.choice import embedder_for_repo
-    from hookgraph.embed.queue import drain
-    from hookgraph.store import db_path
 
     try:
         budget = config.get(root, "snapshot", "embed_seconds", SHARED_EMBED_SECONDS)
@@ -347,8 +347,20 @@ def _embed_for_the_snapshot(root: Path, embedder: Embedder | None, lock_timeout:
                                 f"budget: use seconds from 0 to {MAX_EMBED_SECONDS:g}, or remove the line "
                                 f"(default {SHARED_EMBED_SECONDS:g}); the default was used")
         budget = SHARED_EMBED_SECONDS
-    if budget <= 0:
-        return
+    return float(budget)
+
+
+def _embed_for_the_snapshot(root: Path, embedder: Embedder | None, lock_timeout: float, outcome: Outcome,
+                            budget: float) -> None:
+    """Shared mode, opted in by ``[snapshot] embed_seconds``: embed the commit's new texts within that budget.
+
+    Why a budget and not all: a commit must stay fast; a huge one commits
+    its texts as queued, and each teammate's embedder fills them in.
+    """
+    from hookgraph.embed.choice import embedder_for_repo
+    from hookgraph.embed.queue import drain
+    from hookgraph.store import db_path
+
     report = drain(db_path(root), embedder or embedder_for_repo(root), deadline=time.monotonic() + float(budget),
                    lock_timeout=lock_timeout)
     outcome.embedded += report.embedded
@@ -359,16 +371,11 @@ def _export_and_stage(root: Path, lock_timeout: float) -> bool:
     from hookgraph.sync import shared
     from hookgraph.store import snapshot
     from hookgraph.store.lock import write_lock
-    from hookgraph.store import Store, db_path
+    from hookgraph.store import db_path
 
     live = db_path(root)
-    exported = False
     with write_lock(live.parent, timeout=lock_timeout):
-        with Store(live, readonly=True) as store:
-            current = snapshot.describe(store)
-        if snapshot.snapshot_state(snapshot.snapshot_path(root)) != current:
-            snapshot.export_snapshot(root)
-            exported = True
+        exported = snapshot.export_snapshot(root)
     shared.stage(root)
     return exported
 

@@ -5,9 +5,9 @@ Two files, on purpose:
 * ``.hookgraph/index.db`` is the *working* index, in both modes. Every
   command and hook reads and writes it; git never tracks it.
 * ``.hookgraph/shared.db`` is the *committed snapshot*, written only by the
-  ``pre-commit`` hook and the merge driver (an export of the working index,
-  compacted, rollback-journal mode, no ``-wal`` beside it) and ``git add``-ed in
-  the same commit as the code.
+  ``pre-commit`` hook and the merge driver (the working index's vectors by
+  text key, :mod:`hookgraph.store.vector_file`) and ``git add``-ed in the same
+  commit as the code.
 
 Why not commit the working index itself: ``post-checkout``, ``post-merge`` and
 ``post-rewrite`` must update the index after git has moved HEAD, and a
@@ -26,9 +26,9 @@ snapshots at hand (the checked-out one, ``MERGE_HEAD``'s, a merge's other
 parents) instead of embedding them again, once a random sample of them agreed
 with the local model (:mod:`hookgraph.sync.adopt`). ``.hookgraph/.gitattributes`` marks the
 snapshot binary with a merge driver, so merges never stop on it: the driver
-keeps our side, except in a plain two-head merge, where it writes the snapshot
-of the merge result itself (see :func:`run_merge_driver`); either way the
-hooks then reconcile the working index by blob SHA.
+writes the union by text key of both sides' vectors (see
+:func:`run_merge_driver`); the hooks then reconcile the working index by blob
+SHA, taking the merged snapshot's vectors after the sampled check.
 
 Shared mode is recorded in the committed ``.hookgraph/config.toml``
 (``shared = true``), so teammates' hooks follow it without configuration.
@@ -51,7 +51,6 @@ from hookgraph.store.snapshot import (
     TRACKED,
     SnapshotVectors,
     current_schema,
-    export_snapshot,
     renamed,
     snapshot_advice,
     snapshot_at,
@@ -145,7 +144,7 @@ def configure_merge_driver(root: Path) -> str | None:
     wanted = merge_driver_command(_driver_python(current) if "merge-driver" in current else None)
     if current == wanted:
         return None
-    git.run(["config", f"merge.{MERGE_DRIVER}.name", "hookgraph snapshot: ours, re-synced for the merge"], root)
+    git.run(["config", f"merge.{MERGE_DRIVER}.name", "hookgraph snapshot: both sides' vectors by text key"], root)
     git.run(["config", f"merge.{MERGE_DRIVER}.driver", wanted], root)
     return "updated" if current else "added"
 
@@ -184,51 +183,46 @@ class DriverResult:
 
 
 def run_merge_driver(ours: Path, theirs: Path, cwd: Path, lock_timeout: float = 20.0) -> DriverResult:
-    """The snapshot's merge driver: keep our side, or better, the snapshot of the merge result.
+    """The snapshot's merge driver: the union by text key of both sides' vectors, written over ``ours``.
 
-    git gives the driver our and their versions of the snapshot only, not the
-    merged tree. For a plain two-head ``git merge``/``git pull`` (git names
-    their commit in ``GITHEAD_<sha>``) the merged tree is computed the same
-    way with ``git merge-tree --write-tree``; if it is clean apart from
-    ``.hookgraph/``, the working index is synced to it (their snapshot's
-    vectors first, so nothing they embedded is embedded again) and its export
-    replaces ours, so the merge commit carries a snapshot that describes it.
-    In every other case (rebase and cherry-pick picks, octopus merges, code
-    conflicts, any failure) our side is kept and the hooks re-sync the working
-    index after the merge.
+    Any merge (``git merge``/``pull``, a rebase's or cherry-pick's pick, an
+    octopus) ends without a conflict on the snapshot, in milliseconds, with no
+    sync and no model: the snapshot holds vectors by text key only
+    (:mod:`hookgraph.store.vector_file`), so both sides' records simply add
+    up (ours where both have a key), and the same two files always give the
+    same bytes. Either side may be an older hookgraph's SQLite snapshot; the
+    result is always a vector file.
+
+    Nothing is believed for it: their vectors are not adopted into the
+    working index here. The post-merge hook (or the next command) takes them
+    from the merged snapshot after the usual sampled check, and the next
+    commit's snapshot is exported from the working index alone, so vectors
+    this machine refused are never committed again from it. Our side is kept
+    untouched when the two were embedded with different models (a model change
+    on one side: the hooks follow it, see ``_model_switch`` in
+    :mod:`hookgraph.sync`) or when either side cannot be read.
     """
     if os.environ.get("HOOKGRAPH_MERGE_DRIVER"):
         return DriverResult("kept-ours:nested-merge")
-    heads = [k[len("GITHEAD_"):] for k in os.environ if k.startswith("GITHEAD_")]
-    if len(heads) != 1:
-        return DriverResult("kept-ours:not-a-two-head-merge")
-    import subprocess
-
-    from hookgraph.sync import Target, sync
+    from hookgraph.store import vector_file
 
     root = git.repo_root(cwd)
-    env = dict(os.environ, HOOKGRAPH_MERGE_DRIVER="1")
-    proc = subprocess.run(
-        ["git", "merge-tree", "--write-tree", "--name-only", "--no-messages", "HEAD", heads[0]],
-        cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
-    )
-    lines = proc.stdout.decode("utf-8", "surrogateescape").splitlines()
-    if proc.returncode not in (0, 1) or not lines:
-        return DriverResult("kept-ours:merge-tree-failed")
-    conflicted = [p for p in lines[1:] if p and not p.startswith(f"{DB_DIRNAME}/")]
-    if conflicted:
-        return DriverResult("kept-ours:conflicts")
-    tree = lines[0].strip()
-    target = Target("merge", git.tree_map(root, tree))
-    label = snapshot_label(root, heads[0])
-    theirs_source = SnapshotVectors(theirs, label, root)
+    mine, other = SnapshotVectors(ours, "ours", root), SnapshotVectors(theirs, "theirs", root)
     try:
-        report = sync(root, target, lock_timeout=lock_timeout,
-                      snapshots=[VectorSource(theirs_source, label, "it is not used")])
+        ours_vectors, theirs_vectors = mine.all_vectors(), other.all_vectors()
     finally:
-        theirs_source.close()
-    export_snapshot(root, dest=ours)
-    return DriverResult("merged", report, report.from_cache)
+        mine.close()
+        other.close()
+    if ours_vectors is None or theirs_vectors is None:
+        return DriverResult("kept-ours:unreadable")
+    merged = vector_file.union(ours_vectors, theirs_vectors)
+    if merged is None:
+        return DriverResult("kept-ours:model-differs")
+    data = vector_file.encode_file(merged)
+    tmp = ours.with_name(ours.name + ".hookgraph-merge")
+    tmp.write_bytes(data)
+    os.replace(tmp, ours)
+    return DriverResult("merged", imported=len(merged.records) - len(ours_vectors.records))
 
 
 @contextmanager
@@ -280,12 +274,15 @@ def build_first_index(root: Path, warnings: list[str]) -> bool:
     snap = snapshot.snapshot_path(root)
     if not snapshot.is_shared(root) or not (snap.is_file() or snap.is_symlink()) or git.head_commit(root) is None:
         return False
-    from hookgraph.embed.worker import can_run
+    from hookgraph.embed.worker import can_run, start_warm
 
+    background = can_run(root)
+    if background:
+        start_warm(root)  # its imports and model load overlap our parse; the check starts once we registered
     try:
         # The sampled check needs the model (seconds): with an embedder to hand it to, the first answer
         # does not wait for it (words and graph answer at once; see hookgraph.sync.adopt).
-        report = sync(root, read_target(root, "head"), defer_offers=can_run(root))
+        report = sync(root, read_target(root, "head"), defer_offers=background)
     except (StoreError, SyncError, git.GitError) as exc:
         warnings.append(" ".join(str(exc).split()))
         return False
@@ -404,6 +401,16 @@ def verify_committed(root: Path, rev: str = "HEAD") -> Verdict:
         if path is None:
             return Verdict(False, f"hookgraph: no committed database at {short} "
                                   f"({DB_DIRNAME}/{SNAPSHOT_FILE} missing; see `hookgraph install --shared`)")
+        from hookgraph.store import vector_file
+
+        if vector_file.is_vector_file(path):
+            try:
+                contents = vector_file.read(path)
+            except (vector_file.VectorFileError, OSError) as exc:
+                return Verdict(False, f"hookgraph: the committed snapshot {short}:{SNAPSHOT_PATH} {exc}: run "
+                                      "`hookgraph index` to build the index from the source (your next commit "
+                                      "replaces the snapshot)")
+            return _coverage(root, commit, short, contents)
         try:
             with current_schema(path) as readable, Store(readable, readonly=True) as store:
                 stored = store.file_map()
@@ -413,6 +420,46 @@ def verify_committed(root: Path, rev: str = "HEAD") -> Verdict:
             advice = snapshot_advice(renamed(exc, path, name), Path(name), root, reading=True, name=name)
             return Verdict(False, f"hookgraph: {advice}")
     return _verdict(diff_maps(stored, git.tree_map(root, commit)), "committed database", short, pending)
+
+
+def _coverage(root: Path, commit: str, short: str, contents: Any) -> Verdict:
+    """A vector snapshot: how many of the commit's texts it holds a vector for (the working index composes them).
+
+    A vector snapshot holds no facts, so it cannot be stale about code; what
+    it can lack is vectors (the commit's newest texts ride along with the
+    next commit), and each clone embeds those itself. It fails only when it
+    was embedded with another model than the index here.
+    """
+    from hookgraph.sync.freshness import diff_maps
+
+    n = len(contents.records)
+    held = f"the committed snapshot of {short} holds {n} vector{'' if n == 1 else 's'}"
+    path = db_path(root)
+    if not path.exists():
+        return Verdict(True, f"hookgraph: {held}; run `hookgraph index` to count them against its texts")
+    with Store(path, readonly=True) as store:
+        recipe = store.get_meta("embed_recipe")
+        if contents.records and recipe is not None and contents.recipe != recipe:
+            return Verdict(False, f"hookgraph: {held}, embedded with another model ({contents.recipe}) than the index "
+                                  f"here ({recipe}): your next commit replaces it")
+        if diff_maps(store.file_map(), git.tree_map(root, commit)):
+            return Verdict(True, f"hookgraph: {held}; the index here does not describe {short}, so they are not "
+                                 "counted against its texts")
+        texts: dict[bytes, str] = {}
+        for key, where in store.db.execute(
+                "SELECT v.text_hash, u.path FROM units u JOIN vectors v ON v.id = u.vector_id "
+                "UNION ALL SELECT text_hash, path FROM units WHERE text_hash IS NOT NULL"):
+            if isinstance(key, bytes):
+                texts.setdefault(key, str(where))
+    missing = sorted({where for key, where in texts.items() if key not in contents.records})
+    lacking = sum(1 for key in texts if key not in contents.records)
+    covered = len(texts) - lacking
+    waiting = ""
+    if lacking:
+        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
+        waiting = f", {lacking} text{'' if lacking == 1 else 's'} waiting for vectors ({shown})"
+    return Verdict(True, f"hookgraph: the committed snapshot of {short} holds vectors for {covered} of its "
+                         f"{len(texts)} texts{waiting}")
 
 
 def verify_local(root: Path) -> Verdict:
