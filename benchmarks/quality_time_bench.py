@@ -112,7 +112,7 @@ def plan(root: Path, sample: int) -> dict[str, Any]:
     started = time.perf_counter()
     sync(root, read_target(root, "head"), background=False)
     index_seconds = time.perf_counter() - started
-    embedder = Embedder()
+    embedder = Embedder(**({'max_windows': MAX_WINDOWS} if MAX_WINDOWS else {}))
     with Store(db_path(root)) as store:
         if REORDER:
             reorder(store, REORDER)
@@ -136,6 +136,8 @@ def plan(root: Path, sample: int) -> dict[str, Any]:
 
 #: ``--reorder NAME`` (an experiment, for the queue order's choice): re-prioritise the queue after the sync.
 REORDER = ""
+#: ``--max-windows N`` (an experiment, issue 32 item 5): the embedder's windows per text in this run.
+MAX_WINDOWS = 0
 
 
 def reorder(store: Any, how: str) -> None:
@@ -182,7 +184,7 @@ def score(root: Path, annotations: Path, counts: list[int]) -> list[dict[str, An
     metric = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(metric)
     questions = json.loads(annotations.read_text())
-    embedder = Embedder()
+    embedder = Embedder(**({'max_windows': MAX_WINDOWS} if MAX_WINDOWS else {}))
     _cached(embedder)
     database = db_path(root)
     with Store(database) as store:
@@ -257,7 +259,8 @@ def full_quality_at(rows: list[dict[str, Any]], one_sided: bool = False) -> floa
 
 
 def run_worker(code: Path, *args: str) -> Any:
-    proc = subprocess.run([PYTHON, str(Path(__file__).resolve()), "--reorder", REORDER, "--worker", *args],
+    proc = subprocess.run([PYTHON, str(Path(__file__).resolve()), "--reorder", REORDER, "--max-windows", str(MAX_WINDOWS),
+                           "--worker", *args],
                           capture_output=True, text=True,
                           env=env(PYTHONPATH=str(code), HOOKGRAPH_NO_BACKGROUND="1", HOOKGRAPH_CACHE_MB="0",
                                   HOOKGRAPH_EMBED_LOG=""))
@@ -292,10 +295,11 @@ def main() -> None:
     parser.add_argument("--cost", help="ms per window,ms per token: a cost fitted before (no calibration)")
     parser.add_argument("--reorder", default="", help=argparse.SUPPRESS)
     parser.add_argument("--config", help=argparse.SUPPRESS)
+    parser.add_argument("--max-windows", type=int, default=0, help=argparse.SUPPRESS)
     parser.add_argument("--worker", nargs="+", help=argparse.SUPPRESS)
     args = parser.parse_args()
-    global REORDER
-    REORDER = args.reorder
+    global REORDER, MAX_WINDOWS
+    REORDER, MAX_WINDOWS = args.reorder, args.max_windows
     if args.worker:
         mode, root = args.worker[0], Path(args.worker[1])
         if mode == "plan":
