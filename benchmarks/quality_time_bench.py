@@ -418,8 +418,8 @@ def report(args: Any, names: list[str], sources: dict[str, Path], plans: dict[tu
              + ", ".join(f"{s} s: baseline {way('baseline', s):.2f}, this {way('this', s):.2f}" for s in REPORTED),
              f"- Time to full quality, median repository: baseline {medians['baseline']:.0f} s, this "
              f"{medians['this']:.0f} s ({medians['baseline'] / medians['this']:.1f}x sooner). Read one-sided (from "
-             f"the first checkpoint where NDCG@10 stays at least {TOLERANCE} below complete or better: a code whose "
-             "answers get worse as vectors come in is at its full quality early): baseline "
+             f"the first checkpoint where NDCG@10 is never again more than {TOLERANCE} below complete; flatters a "
+             "code whose answers get worse as vectors come in): baseline "
              f"{at_least['baseline']:.0f} s, this {at_least['this']:.0f} s."]
     if "httpie" in sources:
         hb, ht = (plans[("httpie", c)] for c in ("baseline", "this"))
