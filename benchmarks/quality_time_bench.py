@@ -159,6 +159,8 @@ def reorder(store: Any, how: str) -> None:
         elif how == "file-major":  # files by size; then each file's code in turn (biggest file first); docs; tests
             p = 10**7 + lines[path] if cls == 5 else (10**6 + min(lines[path], 99999) * 10 + cls if cls >= 2 else
                                                       cls * 10**5 + size)
+        elif how == "doc-first":  # documented definitions before file units, the rest as shipped
+            p = {4: 5, 5: 4}.get(cls, cls)
         elif how == "size-code":  # files by size; then code (classes 4-2 together) by its file's size; docs, tests
             p = 500 + size if cls == 5 else (300 + size * 3 + cls - 2 if cls >= 2 else cls * 100 + size)
         else:
