@@ -1,7 +1,12 @@
 """Quality against background model time: NDCG@10 after 10/30/60 s of embedding, and time to full quality (issue 32).
 
     python benchmarks/quality_time_bench.py [--repos fastapi,trpc] [--baseline 62ba74b] [--sample 30]
-                                            [--no-httpie] [--no-write]
+                                            [--no-httpie] [--no-write] [--json FILE]
+
+Experiments (this checkout only, no table written): ``--no-baseline --cost MS_PER_WINDOW,MS_PER_TOKEN``
+(a cost fitted before, so variants share one time axis) with ``--reorder size|size-code|file-major|doc-first``
+(queue orders), ``--config TOML`` (the repositories' ``.hookgraph/config.toml``, e.g. a ``[no_embed]`` rule)
+or ``--max-windows N``; benchmarks/RESULTS.md lists what they gave.
 
 For each repository of the file-level benchmark laid out in /work/bench (``repos/NAME`` at one
 commit, ``annotations/NAME.json``) and httpie 3.2.4's PyPI sdist, and for each code (the baseline,
