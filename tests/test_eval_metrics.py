@@ -271,3 +271,15 @@ def test_a_set_override_of_a_search_constant_reaches_the_module_that_reads_it(mo
     filebench.restore_constants(saved)
     assert (search_package.CANDIDATES, ranking.CANDIDATES, boosts.KEYWORD_BOOST) == (7, 7, boost)
     assert shipped != 7
+
+
+def test_the_no_embed_rule_is_part_of_an_index_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Indexes are cached per recipe hash (eval.run, eval.filebench): a rule that embeds other units must not
+    reuse an index built under the old one (issue 32: a min_lines change was measured on stale indexes)."""
+    copy = tmp_path / "repo"
+    shutil.copytree(run.REPO / "hookgraph", copy / "hookgraph", ignore=shutil.ignore_patterns("__pycache__"))
+    monkeypatch.setattr(run, "REPO", copy)
+    before = run.recipe_hash("model")
+    rule = copy / "hookgraph" / "embed" / "no_embed.py"
+    rule.write_text(rule.read_text().replace('"min_lines": 2,', '"min_lines": 4,'))
+    assert run.recipe_hash("model") != before
