@@ -66,7 +66,7 @@ MATCH_THRESHOLD = 0.5
 EXACT_CONFIDENCE = 0.95
 NO_EXACT_CONFIDENCE = 0.1
 #: A code name no unit is named but the indexed code writes (``LocalSet`` inside ``cfg_rt! { ... }``,
-#: Kotlin's ``val HttpTimeout = createClientPlugin(...)``): the project has it, the answer shows where it is
+#: a value made inside a function or by a macro call): the project has it, the answer shows where it is
 #: written. On filebench's symbol questions, 7 of 57 were such names and all were called weak before.
 SPELLED_CONFIDENCE = 0.6
 GRAPH_CONFIDENCE = 0.95

@@ -22,7 +22,7 @@ def _spelled_in_code(store: Store, name: str) -> bool:
     """Whether the indexed code writes ``name`` (as one token, or its words in a row), though no unit is named so.
 
     A type made by a macro (Rust's ``cfg_rt! { pub struct LocalSet }``), a value that is a plugin
-    (Kotlin's ``val HttpTimeout = createClientPlugin(...)``) or a definition the parser does not cut
+    (a value made inside a function, Kotlin's local ``val HttpTimeout = createClientPlugin(...)``) or a definition the parser does not cut
     into a unit is still the project's own: asked by name, it is not an absent name.
     """
     last = last_part(name)
