@@ -60,7 +60,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import PYTHON, REPO, env, load, machine, machine_line, write_section  # noqa: E402
 
 BENCH = Path("/work/bench")
-SHARED = REPO.parent.parent / "shared" / "filebench"
+#: The benchmark's folder: ``../shared/filebench`` beside the checkout (a worktree sits one level deeper).
+SHARED = next((p / "shared" / "filebench" for p in REPO.parents if (p / "shared" / "filebench").is_dir()),
+              REPO.parent / "shared" / "filebench")
 VECTOR_CACHE = Path.home() / ".cache" / "hookgraph-eval" / "vectors.sqlite"
 HTTPIE = Path.home() / ".cache" / "hookgraph-bench" / "httpie" / "httpie-3.2.4.tar.gz"
 #: Model seconds at which the index is scored (then every doubling past the last, then complete).
