@@ -113,9 +113,7 @@ def register(cli: click.Group) -> None:
         try:
             result = shared.run_merge_driver(Path(ours), Path(theirs), Path.cwd())
             outcome.action, outcome.imported = result.action, result.imported
-            if result.report is not None:
-                hooks.record_report(outcome, result.report)
-                outcome.exported = True
+            outcome.exported = result.action == "merged"  # the union was written over our snapshot
         except Exception as exc:  # keep our side; the hooks re-sync after the merge
             if os.environ.get("HOOKGRAPH_DEBUG"):
                 raise

@@ -563,9 +563,11 @@ def main(argv: list[str] | None = None) -> int:
             if warm:
                 warm = False
                 _warm_up(root, home, embedders)
-            # Not yet: started idle, a busy machine could keep it from ever taking the lock, and `status`
-            # would say no embedder runs (and the next command start another). Each round yields the CPU
-            # once a snapshot's deferred check is done (ADOPT_AT_NORMAL_PRIORITY).
+            # Only now: started idle, a busy machine could keep it from ever taking the lock, and `status`
+            # would say no embedder runs (and the next command start another). By default not even now:
+            # each round yields the CPU once a snapshot's deferred check is done (ADOPT_AT_NORMAL_PRIORITY).
+            if not ADOPT_AT_NORMAL_PRIORITY:
+                yield_cpu()
             while _drain_round(home, embedders):
                 pass
         # Released: a sync that found us running just before may have registered after our last look.

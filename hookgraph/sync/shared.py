@@ -178,11 +178,10 @@ class DriverResult:
     """What the merge driver did (logged like a hook under HOOKGRAPH_HOOK_LOG)."""
 
     action: str
-    report: Any = None  # the SyncReport when it synced
-    imported: int = 0
+    imported: int = 0  # records their side added to ours
 
 
-def run_merge_driver(ours: Path, theirs: Path, cwd: Path, lock_timeout: float = 20.0) -> DriverResult:
+def run_merge_driver(ours: Path, theirs: Path, cwd: Path) -> DriverResult:
     """The snapshot's merge driver: the union by text key of both sides' vectors, written over ``ours``.
 
     Any merge (``git merge``/``pull``, a rebase's or cherry-pick's pick, an
