@@ -9,6 +9,8 @@ text.
 
 from __future__ import annotations
 
+import pytest
+
 from hookgraph.parse import compose, parse_file
 from hookgraph.parse.compose import embed_texts, fts_columns, text_hash
 from hookgraph.parse.units import ParsedFile
@@ -66,6 +68,24 @@ def test_only_the_head_of_a_long_body_is_embedded() -> None:
     assert lines[:2] == ["function many", "def many()"]
     assert len(lines) - lines.index("def many():") == compose.BODY_LINES
     assert f"step_{compose.BODY_LINES - 2} =" in text and f"step_{compose.BODY_LINES - 1} =" not in text
+
+
+def test_a_long_documentation_section_is_embedded_from_its_head(monkeypatch: pytest.MonkeyPatch) -> None:
+    """compose.SECTION_CHARS: a long section's later windows moved no question on either benchmark."""
+    changes = "\n".join(f"- Fixed issue number {i} in the nested JSON builder." for i in range(120))
+    readme = f"# Change Log\n\n## 3.2.0\n\n{changes}\n\n## 3.1.0\n\nShort notes.\n"
+    texts = composed(parsed("CHANGELOG.md", readme))
+    limit = compose.SECTION_CHARS
+    monkeypatch.setattr(compose, "SECTION_CHARS", 0)
+    whole = composed(parsed("CHANGELOG.md", readme))
+    key = "Change Log > 3.2.0"
+    assert 0 < len(texts[key]) <= limit < len(whole[key])
+    assert whole[key].startswith(texts[key]) and whole[key][len(texts[key])] in " \n"  # cut between words
+    assert texts[key].startswith(f"section {key}\n- Fixed issue number 0 ")
+    assert texts["Change Log > 3.1.0"] == whole["Change Log > 3.1.0"]  # a short section is whole
+    monkeypatch.undo()
+    source = "\n".join(f"    step_{i} = {'x' * 60}" for i in range(25))  # code keeps its BODY_LINES instead
+    assert len(composed(parsed("steps.py", f"def many():\n{source}\n"))["many"]) > compose.SECTION_CHARS
 
 
 def test_the_calls_listed_are_capped() -> None:

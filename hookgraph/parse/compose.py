@@ -21,6 +21,12 @@ from hookgraph.parse.units import CodeUnit, ParsedFile
 #: trained on 128-256 tokens; the embedder truncates to its budget anyway).
 BODY_LINES = 30
 MAX_CALLS_LISTED = 12
+#: Characters of a documentation section's embedded text (heading, first paragraph, sub-headings, body):
+#: about one 256-token window of all-MiniLM, whose first window of a long section held 560-950 characters.
+#: A long section's later windows cost model time (a changelog's and a manual's sections: 15% of httpie
+#: 3.2.4's) and moved no question on either benchmark (eval/RESULTS.md, session 17); the section's words
+#: all stay in the full-text index. 0: no limit.
+SECTION_CHARS = 1000
 #: Put the unit's file path in its embedded text (an eval/ experiment; off: a
 #: moved file keeps its vectors).
 EMBED_PATH = False
@@ -58,7 +64,20 @@ def embed_text(unit: CodeUnit, calls: list[str], members: list[CodeUnit] | None 
     elif unit.kind == "file" and body.startswith(unit.qualname + "\n"):
         body = body[len(unit.qualname) + 1:]  # the fingerprint's first line is the path, said above
     parts.append(body)
-    return "\n".join(p for p in parts if p)
+    text = "\n".join(p for p in parts if p)
+    if unit.kind == "section" and SECTION_CHARS and len(text) > SECTION_CHARS:
+        text = _head(text, SECTION_CHARS)
+    return text
+
+
+def _head(text: str, limit: int) -> str:
+    """``text`` cut to at most ``limit`` characters: at the last line end in its second half, else a space."""
+    cut = text[:limit]
+    for mark in ("\n", " "):
+        at = cut.rfind(mark)
+        if at > limit // 2:
+            return cut[:at]
+    return cut
 
 
 def embed_texts(parsed: ParsedFile) -> list[str]:
