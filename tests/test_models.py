@@ -233,13 +233,15 @@ LONG_FN = "def reconcile_ledger(entries, accounts):\n    \"\"\"Reconcile every l
     "    gateway.retry_with_backoff(jitter=True, attempts=5)\n"
     "    return subtotal_0\n"
 )
-HUGE_DOC = "# Operations\n\n" + "\n".join(
-    f"Paragraph {i}: the operator checks disk {i}, rotates log {i} and pages the on-call person {i}." for i in range(400)
-) + "\n"
+#: Past 8 windows in its docstring alone (a documentation section is cut to its head in compose instead).
+HUGE_FN = 'def audit_operations():\n    """Operations.\n\n' + "".join(
+    f"    Step {i}: the operator checks disk {i}, rotates log {i} and pages the on-call person {i}.\n"
+    for i in range(400)
+) + '    """\n    return None\n'
 
 
 def test_long_units_are_split_into_windows_and_scored_by_the_best(tmp_path: Path, embedder: Embedder) -> None:
-    repo = _repo(tmp_path, extra={"billing/ledger.py": LONG_FN, "docs/ops.md": HUGE_DOC})
+    repo = _repo(tmp_path, extra={"billing/ledger.py": LONG_FN, "ops/audit.py": HUGE_FN})
     embedder.embedded_log = []
     try:
         report = index_now(repo, embedder)
