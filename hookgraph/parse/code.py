@@ -8,9 +8,12 @@ ranges decide nesting and attribute references, so 5,000 levels of nesting cost 
 
 from __future__ import annotations
 
+import bisect
 from typing import Any, cast
 
-from .comments import _BOILERPLATE, _end_row, _file_comment, _kept_group, _leading_comments, _overload_comments
+from .comments import (
+    _BOILERPLATE, _end_row, _file_comment, _kept_group, _leading_comments, _overload_comments, _starts_line,
+)
 from .fingerprint import _fingerprint, _with_members
 from . import masking
 from .languages import Language
@@ -67,6 +70,30 @@ def _last_row(node, data: bytes, starts: list[int]) -> int:
         end = starts[row]
         row -= 1
     return row
+
+
+def _last_code_row(node, data: bytes, starts: list[int], comment_ends: dict[int, Any]) -> int:
+    """0-based last row of a definition, whole-line comments at its end left out.
+
+    Some grammars end a definition after the comments that follow its last line (Scala's
+    ``def f = expr``, an indented block): those are the next definition's doc or a note between
+    definitions, not this one's lines.
+    """
+    row = _last_row(node, data, starts)
+    end = node.end_byte
+    while comment_ends:
+        code_end = end
+        while code_end > node.start_byte and data[code_end - 1] in _BLANK_BYTES:
+            code_end -= 1
+        comment = comment_ends.get(code_end) or comment_ends.get(code_end + 1)
+        if comment is None or comment.start_point[0] <= node.start_point[0] or not _starts_line(comment, data):
+            break
+        end = comment.start_byte
+    if end == node.end_byte:
+        return row
+    while end > node.start_byte and data[end - 1] in _BLANK_BYTES:
+        end -= 1
+    return bisect.bisect_right(starts, end - 1) - 1
 
 
 def _parse_code(path: str, data: bytes, language: Language, label: str | None = None) -> ParsedFile:
@@ -303,12 +330,13 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     top_names: list[str] = []
     for s, qual in kept:
         start_line = s.node.start_point[0] + 1
-        end_line = (s.end_row if s.end_row is not None else _last_row(s.last, data, lines.starts)) + 1
+        if comment_ends is None:
+            comment_ends = {c.end_byte: c for c in _nodes(comments.values())}
+        end_line = (s.end_row if s.end_row is not None else
+                    _last_code_row(s.last, data, lines.starts, comment_ends)) + 1
         doc = s.doc
         if doc is None:
-            if comment_ends is None:
-                comment_ends = {c.end_byte: c for c in _nodes(comments.values())}
-            block = _leading_comments(s.node, comments, annotations, data, comment_ends)
+            block = _leading_comments(s.node, comments, annotations, data, comment_ends, spec.doc_comments)
             if not block and spec.overload_signatures:
                 block = _overload_comments(s.node, s.name, spec, comments, annotations, data, comment_ends)
             if block and block[0].start_point[0] == 0 and _BOILERPLATE.search(

@@ -47,12 +47,18 @@ def _starts_line(node, data: bytes) -> bool:
 
 def _leading_comments(
     node, comments: dict[int, object], annotations: dict[int, int], data: bytes,
-    comment_ends: dict[int, Any] | None = None,
+    comment_ends: dict[int, Any] | None = None, doc_markers: tuple[str, ...] = (),
 ) -> list:
-    """The contiguous whole-line comment block directly above a definition."""
+    """The contiguous whole-line comment block directly above a definition.
+
+    A documentation comment (one opening with a marker of ``doc_markers``, ``/**`` or ``///``) is
+    the definition's even with blank lines between them, as javadoc, scaladoc, dokka and rustdoc
+    read it; a plain comment above a blank line is not (it titles a group of definitions).
+    """
     expected = node.start_point[0] - 1
     found: list = []
     current = node
+    below = node.start_byte
     sib = current.prev_named_sibling
     # a definition that opens its parent (e.g. the first statement of a block)
     # has its comment as a sibling of an ancestor
@@ -62,7 +68,10 @@ def _leading_comments(
     while sib is not None and expected >= 0:
         key = sib.start_byte
         if key in comments:
-            if _comment_end_row(sib, data) != expected or not _starts_line(sib, data):
+            if not _starts_line(sib, data):
+                break
+            if _comment_end_row(sib, data) != expected and not (
+                    not found and _detached_doc(sib, below, expected, data, doc_markers)):
                 break
             found.append(sib)
         elif key in annotations:
@@ -71,11 +80,28 @@ def _leading_comments(
         else:
             break
         expected = sib.start_point[0] - 1
+        below = sib.start_byte
         sib = sib.prev_named_sibling
     if not found and comment_ends:
-        found = _comments_ending_above(node, comment_ends, data)
+        found = _comments_ending_above(node, comment_ends, data, doc_markers)
     found.reverse()
     return found
+
+
+#: Blank lines that may stand between a documentation comment and what it documents.
+DOC_GAP_LINES = 2
+
+
+def _detached_doc(comment, below: int, expected: int, data: bytes, doc_markers: tuple[str, ...]) -> bool:
+    """True when ``comment`` is a documentation comment that ends at most DOC_GAP_LINES blank lines
+    above row ``expected + 1`` and nothing but blanks lie between it and byte ``below``."""
+    if not doc_markers:
+        return False
+    gap = expected - _comment_end_row(comment, data)
+    if not 0 < gap <= DOC_GAP_LINES or data[comment.end_byte:below].strip():
+        return False
+    head = data[comment.start_byte: comment.start_byte + 8].decode("utf-8", "replace")
+    return any(head.startswith(m) for m in doc_markers)
 
 
 def _overload_comments(
@@ -98,7 +124,7 @@ def _overload_comments(
         if sib.start_byte not in comments:  # a comment belongs to the overload below it, taken with it
             if _overload_name(sib, spec, data) != name:
                 break
-            found[:0] = _leading_comments(sib, comments, annotations, data, comment_ends)
+            found[:0] = _leading_comments(sib, comments, annotations, data, comment_ends, spec.doc_comments)
         sib = sib.prev_named_sibling
     return found
 
@@ -113,7 +139,7 @@ def _overload_name(node, spec: LanguageSpec, data: bytes) -> str | None:
     return None if name is None else _decode(data, name.start_byte, name.end_byte)
 
 
-def _comments_ending_above(node, comment_ends: dict[int, Any], data: bytes) -> list:
+def _comments_ending_above(node, comment_ends: dict[int, Any], data: bytes, doc_markers: tuple[str, ...] = ()) -> list:
     """Whole-line comments right above ``node`` that are not its siblings, nearest first.
 
     Some grammars hang the comment before a definition on the end of the
@@ -133,7 +159,8 @@ def _comments_ending_above(node, comment_ends: dict[int, Any], data: bytes) -> l
         comment = comment_ends.get(end) or comment_ends.get(end + 1)
         if (
             comment is None
-            or _comment_end_row(comment, data) != expected
+            or (_comment_end_row(comment, data) != expected
+                and not (not found and _detached_doc(comment, pos + column, expected, data, doc_markers)))
             or comment.start_point[1] > column
             or not _starts_line(comment, data)
         ):

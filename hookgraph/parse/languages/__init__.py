@@ -102,6 +102,10 @@ Each key is a hookgraph language id; its object has:
 ``line_comments`` / ``block_comments``
     comment markers stripped from leading-comment docstrings, longest first
     (``["///", "//!", "//"]``; ``[["/**", "*/"], ["/*", "*/"]]``).
+``doc_comments``
+    markers that open a documentation comment (``["/**", "///"]``): such a comment documents the
+    definition below it across up to two blank lines, as javadoc, scaladoc, dokka and rustdoc read
+    it; any other comment must touch the definition.
 ``wrappers``
     node types that wrap a definition and belong to it (Python
     ``decorated_definition``, JS ``export_statement``, Go ``type_declaration``):
@@ -358,6 +362,7 @@ class LanguageSpec:
     query: tuple[str, ...] = ()
     line_comments: tuple[str, ...] = ()
     block_comments: tuple[tuple[str, str], ...] = ()
+    doc_comments: tuple[str, ...] = ()
     wrappers: frozenset[str] = frozenset()
     import_separator: str = "."
     qualname_separator: str = "."
@@ -419,6 +424,7 @@ def _spec(lang_id: str, entry: dict, fallback: str | None) -> LanguageSpec:
         block_comments=tuple(
             tuple(pair) for pair in sorted(entry.get("block_comments", ()), key=lambda p: len(p[0]), reverse=True)
         ),
+        doc_comments=tuple(entry.get("doc_comments", ())),
         wrappers=frozenset(entry.get("wrappers", ())),
         import_separator=entry.get("import_separator", "."),
         qualname_separator=entry.get("qualname_separator", "."),
