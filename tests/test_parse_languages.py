@@ -1137,3 +1137,71 @@ def test_kotlin_top_level_values_are_units_and_hold_what_their_lambda_defines() 
     assert unit(parsed, "HttpCallValidator.validateResponse").kind == "function"
     assert unit(parsed, "LOGGER").kind == "variable"
     assert not [u for u in parsed.units if u.name == "responseValidators"]
+
+
+SCALA_DOC_GAP = b"""package cats
+package arrow
+
+trait Arrow[F[_, _]] extends Category[F] {
+
+  /**
+   * Create a new computation `F` that splits its input between `f` and `g`
+   * and combines the output of each.
+   */
+
+  def split[A, B, C, D](f: F[A, B], g: F[C, D]): F[(A, C), (B, D)] =
+    andThen(first(f), second(g))
+
+  /**
+   * Create a new computation `F` that merge outputs of `f` and `g` both having the same input
+   */
+
+  def merge[A, B, C](f: F[A, B], g: F[A, C]): F[A, (B, C)] =
+    andThen(lift((x: A) => (x, x)), split(f, g))
+
+  // ---- derived operations
+
+  def second2[A, B](fa: F[A, B]): F[A, B] = fa
+}
+"""
+
+KOTLIN_DOC_GAP = b"""package io.ktor.client.call
+
+/**
+ * Exception thrown when the response body is received twice.
+ */
+
+public class DoubleReceiveException(call: HttpClientCall) : IllegalStateException()
+
+/* Not a documentation comment: a note above a group. */
+
+public class NoTransformationFoundException : UnsupportedOperationException()
+"""
+
+
+def test_a_documentation_comment_documents_the_definition_across_blank_lines():
+    """``/**`` (javadoc, scaladoc, dokka) and ``///`` (rustdoc) comments belong to the next definition even
+    with a blank line between, as those tools read them (cats writes a blank line after many of its
+    scaladocs); a plain comment above a blank line titles a group and documents nothing."""
+    pf = parse_file("core/src/main/scala/cats/arrow/Arrow.scala", SCALA_DOC_GAP)
+    assert unit(pf, "Arrow.split").docstring.startswith("Create a new computation `F` that splits its input")
+    assert unit(pf, "Arrow.merge").docstring.startswith("Create a new computation `F` that merge outputs")
+    assert unit(pf, "Arrow.second2").docstring == ""
+    kt = parse_file("call/HttpClientCall.kt", KOTLIN_DOC_GAP)
+    assert unit(kt, "DoubleReceiveException").docstring == "Exception thrown when the response body is received twice."
+    assert unit(kt, "NoTransformationFoundException").docstring == ""
+    rs = parse_file("src/task.rs", b"/// Spawns a task on the runtime.\n\npub fn spawn() {}\n\n// plain\n\npub fn plain() {}\n")
+    assert unit(rs, "spawn").docstring == "Spawns a task on the runtime."
+    assert unit(rs, "plain").docstring == ""
+    far = parse_file("src/far.rs", b"/// Three blank lines away: detached.\n\n\n\npub fn far() {}\n")
+    assert unit(far, "far").docstring == ""
+
+
+def test_a_definition_ends_before_the_comments_after_its_last_line():
+    """tree-sitter-scala ends ``def split(...) = expr`` after the comment that follows it (the next
+    definition's scaladoc): the unit's lines, and so its text, stop at its own last line."""
+    pf = parse_file("core/src/main/scala/cats/arrow/Arrow.scala", SCALA_DOC_GAP)
+    split, merge = unit(pf, "Arrow.split"), unit(pf, "Arrow.merge")
+    assert (split.start_line, split.end_line) == (11, 12)
+    assert (merge.start_line, merge.end_line) == (18, 19)
+    assert "merge outputs" not in split.text
