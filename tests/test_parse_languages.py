@@ -1205,3 +1205,31 @@ def test_a_definition_ends_before_the_comments_after_its_last_line():
     assert (split.start_line, split.end_line) == (11, 12)
     assert (merge.start_line, merge.end_line) == (18, 19)
     assert "merge outputs" not in split.text
+RUST_DOC_MACRO = b"""macro_rules! doc {
+    ($select:item) => {
+        /// Waits on multiple concurrent branches, returning when the **first** branch
+        /// completes, cancelling the remaining branches.
+        ///
+        /// The `select!` macro must be used inside of async functions.
+        $select
+    };
+}
+
+macro_rules! count {
+    () => {
+        // not documentation: a note inside the expansion
+        0
+    };
+}
+"""
+
+
+def test_a_rust_macro_takes_the_docs_at_the_head_of_its_expansion():
+    """tokio documents ``select!``, ``join!`` and ``try_join!`` through a ``doc`` macro whose expansion opens
+    with the item's doc comments: those are the macro's docs (they were found by no unit)."""
+    pf = parse_file("tokio/src/macros/select.rs", RUST_DOC_MACRO)
+    assert unit(pf, "doc").docstring == (
+        "Waits on multiple concurrent branches, returning when the **first** branch\n"
+        "completes, cancelling the remaining branches.\n\nThe `select!` macro must be used inside of async functions."
+    )
+    assert unit(pf, "count").docstring == ""

@@ -72,6 +72,16 @@ def _last_row(node, data: bytes, starts: list[int]) -> int:
     return row
 
 
+#: Node types of comments in the grammars: a ``@doc`` capture of several is one run of comments.
+_COMMENT_TYPES = frozenset({"comment", "line_comment", "block_comment", "doc_comment"})
+
+
+def _is_comment(text: str, spec) -> bool:
+    """True when a ``@doc`` capture is a comment (Rust's docs inside a macro) rather than a string literal."""
+    head = text.lstrip()
+    return any(head.startswith(m) for m in spec.line_comments) or any(head.startswith(o) for o, _c in spec.block_comments)
+
+
 def _last_code_row(node, data: bytes, starts: list[int], comment_ends: dict[int, Any]) -> int:
     """0-based last row of a definition, whole-line comments at its end left out.
 
@@ -167,8 +177,11 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
                 for node in nodes:
                     annotations[node.start_byte] = max(node.end_byte, annotations.get(node.start_byte, 0))
             elif role == "doc":
-                for node in nodes:
-                    items.append(_Item("doc", None, node))
+                if len(nodes) > 1 and all(n.type in _COMMENT_TYPES for n in nodes):  # a run of line comments
+                    items.append(_Item("doc", None, _Span(nodes[0], nodes[-1])))
+                else:
+                    for node in nodes:
+                        items.append(_Item("doc", None, node))
             elif role == "export":
                 for node in nodes:
                     exported[node.start_byte] = node
@@ -280,7 +293,8 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     def_starts = {start for start, _end in defs}
     for item, scope in _innermost(scopes, items):
         if item.role == "doc":
-            text = _clean_string_doc(_decode(data, item.node.start_byte, item.node.end_byte))
+            text = _decode(data, item.node.start_byte, item.node.end_byte)
+            text = (_tidy_doc(_clean_comment(text, spec)) if _is_comment(text, spec) else _clean_string_doc(text))
             if scope is None or scope.is_namespace:
                 if file_doc is None:
                     file_doc = text

@@ -33,6 +33,9 @@
 
 ; macro_rules! select { ... }: called like a function (select!, join!, pin!), documented like one
 (macro_definition name: (identifier) @name.definition.function) @definition.function
+; macro_rules! doc { ($select:item) => { /// Waits on ... $select } }: the docs of the item a macro
+; expands to, written at the head of its first rule's expansion, are the macro's (tokio's select!, join!)
+(macro_definition (macro_rule right: (token_tree . (line_comment (outer_doc_comment_marker))+ @doc)))
 
 ; module-level type aliases: pub type Result<T> = ... (an impl's `type Output = T;` is no unit of its own)
 (source_file (type_item name: (type_identifier) @name.definition.type) @definition.type)
