@@ -1233,3 +1233,30 @@ def test_a_rust_macro_takes_the_docs_at_the_head_of_its_expansion():
         "completes, cancelling the remaining branches.\n\nThe `select!` macro must be used inside of async functions."
     )
     assert unit(pf, "count").docstring == ""
+
+
+def test_declared_types_are_recorded_as_types_edges():
+    """A variable, parameter or field and the type it is declared with, as written (a field is its class's);
+    an inferred declaration (``auto``) records nothing."""
+    cc = parse_file("lib/trie.cc", b"""class Trie {
+  void build(Keyset &keyset) {
+    scoped_ptr<grimoire::LoudsTrie> temp(new LoudsTrie);
+    State *state = 0;
+    auto guess = make();
+  }
+  scoped_ptr<grimoire::LoudsTrie> trie_;
+};
+""")
+    types = {(e.source, e.target, e.target_full) for e in cc.edges if e.kind == "types"}
+    assert types == {
+        ("Trie::build", "keyset", "Keyset"),
+        ("Trie::build", "temp", "scoped_ptr<grimoire::LoudsTrie>"),
+        ("Trie::build", "state", "State"),
+        ("Trie", "trie_", "scoped_ptr<grimoire::LoudsTrie>"),
+    }
+    go = parse_file("gin/engine.go", b"package gin\n\ntype Engine struct {\n\tgroup *RouterGroup\n}\n\n"
+                                      b"func (e *Engine) Serve(c *Context) {\n\tsrv := &Server{}\n\t_ = srv\n}\n")
+    assert {(e.source, e.target, e.target_full) for e in go.edges if e.kind == "types"} == {
+        ("Engine", "group", "*RouterGroup"), ("Engine.Serve", "e", "*Engine"), ("Engine.Serve", "c", "*Context"),
+        ("Engine.Serve", "srv", "Server"),
+    }

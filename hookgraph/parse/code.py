@@ -39,7 +39,9 @@ CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "type"
 VALUE_KINDS = frozenset({"constant", "variable"})
 
 #: Reference capture kind (``@name.reference.<kind>``) -> edge kind.
-EDGE_KIND_OF_REFERENCE = {"call": "calls", "import": "imports", "inherits": "inherits"}
+EDGE_KIND_OF_REFERENCE = {"call": "calls", "import": "imports", "inherits": "inherits", "types": "types"}
+#: Words a declaration writes where the type is inferred (``var r = new Reader()``, ``auto x = f()``): no type.
+INFERRED_TYPES = frozenset({"var", "auto", "let", "val", "dynamic", "_", "decltype(auto)"})
 
 #: File stems that say nothing about the module (``lib/defaults/index.js``): its folder names it.
 _INDEX_STEMS = frozenset({"index", "main", "mod", "__init__"})
@@ -321,6 +323,12 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
                 full = module + target if module.endswith(sep) else module + sep + target
             full = _cap(_collapse(full), TARGET_FULL_MAX)
             target = _cap(_collapse(target), TARGET_FULL_MAX)
+        elif item.kind == "types":  # a variable and the type it is declared with (``Keyset &keyset``)
+            declared = _collapse(_decode(data, item.module.start_byte, item.module.end_byte)) if item.module else ""
+            if not declared or declared in INFERRED_TYPES:
+                continue
+            target = _collapse(target).strip()
+            full = _cap(declared, TARGET_FULL_MAX)
         else:
             target = _last_part(_collapse(target), spec)
             full = _reference_text(data, item.ref, name)

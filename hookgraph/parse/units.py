@@ -34,8 +34,10 @@ UNIT_KINDS = (
     "chunk",
 )
 
-#: Kinds an edge can have.
-EDGE_KINDS = ("contains", "imports", "calls", "inherits")
+#: Kinds an edge can have. ``types``: a variable (``target``) of the unit and the type it is declared
+#: with as written (``target_full``: ``scoped_ptr<grimoire::LoudsTrie>``); a class's fields are the class's.
+#: The graph reads the receiver of a call by it (``temp.get()`` runs ``scoped_ptr::get``).
+EDGE_KINDS = ("contains", "imports", "calls", "inherits", "types")
 
 
 @dataclass(frozen=True)

@@ -46,6 +46,7 @@ from typing import cast
 
 from hookgraph.parse.languages import REGISTRY, LanguageSpec
 from hookgraph.parse.qualnames import ends_with, last_part, spellings, split_qualname
+from hookgraph.search.declared import declared_type, type_names
 from hookgraph.search.paths import TS_DECLARATION_SUFFIXES, is_test_path
 from hookgraph.store import Store, UnitRow
 
@@ -187,9 +188,11 @@ def resolve(
     """The definitions the call ``full`` in ``origin`` runs, or, when its receiver is unknown, may run."""
     full = full or target
     receiver = ""
+    called_on = ""  # how the receiver is joined to the name: a value's ``.`` / ``->``, or a path's ``::``
     for join in _CALL_JOINS:
         if full.endswith(join + target):
             receiver = full[: -len(target) - len(join)]
+            called_on = join
             break
     if target in _FUNCTION_PROTOTYPE and _SIMPLE.match(receiver or "-"):
         target, receiver = receiver, ""  # fn.call(thisArg, ...) runs fn
@@ -233,6 +236,12 @@ def resolve(
         if same:
             return Resolution(same)
         return _unknown_receiver(target, [c for c in methods if c.path == here] or methods, origin)
+    if origin is not None and origin.language in TYPED_LANGUAGES and called_on in (".", "->"):
+        declared = declared_type(store, origin, receiver, _is_own_receiver(origin, receiver.split(".")[0]))
+        if declared is not None:
+            by_type = _by_declared_type(store, declared, methods, origin, called_on == "->", cache)
+            if by_type is not None:
+                return by_type
     if _DOTTED.match(receiver):
         last = last_part(receiver)
         if last[0].isupper():
@@ -272,6 +281,44 @@ def resolve(
         if origin is not None and origin.language in _SCRIPT_LANGUAGES:
             return _unknown_receiver(target, candidates, origin)  # functions hang off plain objects too
     return _unknown_receiver(target, methods, origin)
+
+
+#: Languages whose parser records declared types (``types`` edges: the query files' ``@name.reference.types``).
+TYPED_LANGUAGES = frozenset({"cpp", "java", "kotlin", "typescript", "tsx", "go", "rust"})
+#: Rust's pointers that a method call sees through (``handle: Arc<Handle>``; ``handle.current()`` is Handle's).
+_RUST_POINTERS = frozenset({"Box", "Arc", "Rc"})
+
+
+def _by_declared_type(store: Store, declared: str, methods: list[UnitRow], origin: UnitRow,
+                      arrow: bool, cache: dict[str, list[UnitRow]] | None) -> Resolution | None:
+    """The methods a call runs on a receiver declared ``declared``; None where that says nothing.
+
+    The type's own method, else one of a class it extends. A C++ ``->`` on a template
+    (``scoped_ptr<LoudsTrie> temp; temp->build()``) and a Rust call on a ``Box``/``Arc``/``Rc`` reach the
+    type argument first. A type of someone else's (``std::string``, ``List<String>``) runs nothing of ours;
+    a type parameter (``T``), an alias of ours or a type we cannot read leaves the call to the other readings.
+    """
+    names = type_names(declared)
+    if names is None:
+        return None
+    outer, arguments = names
+    if outer == "Self" and origin.parent:
+        outer = last_part(origin.parent)
+    order = [outer]
+    if arguments and (arrow or (origin.language == "rust" and outer in _RUST_POINTERS)):
+        order = [*arguments, outer]
+    for name in order:
+        if len(name) <= 1:
+            return None  # a type parameter: its type is not written here
+        members = [c for c in methods if c.parent and last_part(c.parent) == name]
+        if not members:
+            bases = _ancestors(store, name)
+            members = [c for c in methods if c.parent and last_part(c.parent) in bases]
+        if members:
+            return _imported_class(store, members, origin)
+        if any(d.kind == "type" for d in _definitions(store, name, cache)):
+            return None  # our alias (TypeScript's TeardownLogic = Subscription | ...): the type is not read here
+    return Resolution([])  # someone else's type, or ours and neither it nor a class it extends defines the method
 
 
 def _spelled(store: Store, qualname: str) -> list[UnitRow]:

@@ -247,7 +247,7 @@ References (edges); the source is the innermost enclosing unit (or container),
 else the file
 
 Edge kinds: ``reference.call`` -> ``calls``, ``reference.import`` -> ``imports``,
-``reference.inherits`` -> ``inherits``.
+``reference.inherits`` -> ``inherits``, ``reference.types`` -> ``types``.
 
 ``@name.reference.call`` (+ optional ``@reference.call``)
     the called name's last identifier; ``target_full`` is the text from the
@@ -264,6 +264,12 @@ Edge kinds: ``reference.call`` -> ``calls``, ``reference.import`` -> ``imports``
 ``@name.reference.inherits`` (+ optional ``@reference.inherits``)
     a base class / implemented interface / implemented trait / embedded type /
     mixed-in module; ``target_full`` as for calls (``hooks.Hookable``, ``fmt::Display``).
+``@name.reference.types`` + ``@module.reference.types``
+    a variable, parameter or field and the type it is declared with, as written
+    (``scoped_ptr<grimoire::LoudsTrie> temp``, ``writer: Writer``): an edge of kind
+    ``types`` from the enclosing unit (a class for its fields), ``target`` the
+    variable, ``target_full`` the type. The graph reads a call's receiver by it.
+    Inferred declarations (``var``, ``auto``) are skipped.
 
 A call or base captured as one token that is itself qualified (Perl's
 ``Carp::croak``, the string ``'Base::Class'`` of ``use parent``) is known by

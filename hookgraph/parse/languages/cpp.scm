@@ -154,3 +154,31 @@
   (template_type name: (type_identifier) @name.reference.inherits) @reference.inherits)
 (base_class_clause
   (qualified_identifier name: (template_type name: (type_identifier) @name.reference.inherits)) @reference.inherits)
+
+; ---------------------------------------------------------------- declared types
+
+; Keyset &keyset, scoped_ptr<LoudsTrie> temp(...), State *state_: the variable and its type, so that
+; temp.get() is read as scoped_ptr::get (a class's fields are the class's)
+(parameter_declaration type: (_) @module.reference.types
+  declarator: [
+    (identifier) @name.reference.types
+    (reference_declarator (identifier) @name.reference.types)
+    (pointer_declarator declarator: (identifier) @name.reference.types)
+  ])
+(declaration type: (_) @module.reference.types
+  declarator: [
+    (identifier) @name.reference.types
+    (reference_declarator (identifier) @name.reference.types)
+    (pointer_declarator declarator: (identifier) @name.reference.types)
+    (init_declarator declarator: [
+      (identifier) @name.reference.types
+      (reference_declarator (identifier) @name.reference.types)
+      (pointer_declarator declarator: (identifier) @name.reference.types)
+    ])
+  ])
+(field_declaration type: (_) @module.reference.types
+  declarator: [
+    (field_identifier) @name.reference.types
+    (pointer_declarator declarator: (field_identifier) @name.reference.types)
+    (reference_declarator (field_identifier) @name.reference.types)
+  ])

@@ -81,3 +81,18 @@
 (interface_type (type_elem . (type_identifier) @name.reference.inherits .))
 (interface_type
   (type_elem . (qualified_type name: (type_identifier) @name.reference.inherits) @reference.inherits .))
+
+; ---------------------------------------------------------------- declared types
+
+; var g RouterGroup, c *Context (a parameter), router *RouterGroup (a struct field, the type's):
+; the variable and its type, so that g.POST() is read as RouterGroup.POST
+(var_spec name: (identifier) @name.reference.types type: (_) @module.reference.types)
+(parameter_declaration name: (identifier) @name.reference.types type: (_) @module.reference.types)
+(field_declaration name: (field_identifier) @name.reference.types type: (_) @module.reference.types)
+; h := &Handler{...} / Handler{...}: the type is the one built
+(short_var_declaration
+  left: (expression_list . (identifier) @name.reference.types .)
+  right: (expression_list . [
+    (composite_literal type: (type_identifier) @module.reference.types)
+    (unary_expression operand: (composite_literal type: (type_identifier) @module.reference.types))
+  ] .))

@@ -67,3 +67,18 @@
   (type_list (generic_type (type_identifier) @name.reference.inherits) @reference.inherits))
 (extends_interfaces
   (type_list (scoped_type_identifier (type_identifier) @name.reference.inherits .) @reference.inherits))
+
+; ---------------------------------------------------------------- declared types
+
+; JsonWriter writer = ..., Gson gson (a parameter), private final JsonArray items (a field, the class's):
+; the variable and its type, so that writer.flush() is read as JsonWriter.flush
+(local_variable_declaration type: (_) @module.reference.types
+  declarator: (variable_declarator name: (identifier) @name.reference.types))
+(field_declaration type: (_) @module.reference.types
+  declarator: (variable_declarator name: (identifier) @name.reference.types))
+(formal_parameter type: (_) @module.reference.types name: (identifier) @name.reference.types)
+; var reader = new JsonReader(in): the type is the one built
+(local_variable_declaration type: (type_identifier) @_var
+  declarator: (variable_declarator name: (identifier) @name.reference.types
+    value: (object_creation_expression type: (_) @module.reference.types))
+  (#eq? @_var "var"))

@@ -88,3 +88,18 @@
     (user_type (type_identifier) @name.reference.inherits .)
     (user_type (type_identifier) @name.reference.inherits . (type_arguments) .)
   ] @reference.inherits))
+
+; ---------------------------------------------------------------- declared types
+
+; val req: HttpRequest = ..., call: HttpClientCall (a parameter), private val client: HttpClient (a
+; constructor property, the class's): the variable and its type, so that req.execute() is read as
+; HttpRequest.execute
+(property_declaration
+  (variable_declaration (simple_identifier) @name.reference.types (user_type) @module.reference.types))
+(parameter (simple_identifier) @name.reference.types (user_type) @module.reference.types)
+(class_parameter (simple_identifier) @name.reference.types (user_type) @module.reference.types)
+; val builder = HttpRequestBuilder(): a capitalised call builds that class
+(property_declaration
+  (variable_declaration (simple_identifier) @name.reference.types . )
+  (call_expression . (simple_identifier) @module.reference.types)
+  (#match? @module.reference.types "^[A-Z]"))

@@ -116,3 +116,16 @@
 (trait_item
   bounds: (trait_bounds
     (scoped_type_identifier name: (type_identifier) @name.reference.inherits) @reference.inherits))
+
+; ---------------------------------------------------------------- declared types
+
+; let s: Scheduler = ..., h: &Handle (a parameter), park: IoStack (a struct field, the struct's):
+; the variable and its type, so that self.park.park() is read as IoStack::park
+(let_declaration pattern: (identifier) @name.reference.types type: (_) @module.reference.types)
+(parameter pattern: (identifier) @name.reference.types type: (_) @module.reference.types)
+(field_declaration name: (field_identifier) @name.reference.types type: (_) @module.reference.types)
+; let t = Timer::new(...): Type::new builds that type
+(let_declaration pattern: (identifier) @name.reference.types !type
+  value: (call_expression function: (scoped_identifier path: (identifier) @module.reference.types
+    name: (identifier) @_new))
+  (#eq? @_new "new"))

@@ -78,3 +78,16 @@
   type: (generic_type name: (type_identifier) @name.reference.inherits) @reference.inherits)
 (extends_type_clause
   type: (nested_type_identifier name: (type_identifier) @name.reference.inherits) @reference.inherits)
+
+; ---------------------------------------------------------------- declared types
+
+; const r: Router = ..., (req: Request) => ..., private writer: Writer (a field, the class's):
+; the variable and its type, so that r.route() is read as Router.route
+(variable_declarator name: (identifier) @name.reference.types type: (type_annotation (_) @module.reference.types))
+(required_parameter pattern: (identifier) @name.reference.types type: (type_annotation (_) @module.reference.types))
+(optional_parameter pattern: (identifier) @name.reference.types type: (type_annotation (_) @module.reference.types))
+(public_field_definition name: (property_identifier) @name.reference.types
+  type: (type_annotation (_) @module.reference.types))
+; const q = new Queue<Item>(): the type is the one built
+(variable_declarator name: (identifier) @name.reference.types
+  !type value: (new_expression constructor: (_) @module.reference.types))

@@ -1,0 +1,101 @@
+"""The type a call's receiver is declared with, as the code writes it (``types`` edges).
+
+A statically typed language shows what a variable is: ``scoped_ptr<LoudsTrie> temp``,
+``JsonWriter writer``, ``val req: HttpRequest``, ``park: IoStack`` (a field). Reading the
+receiver of ``temp.get()`` by that declaration names the one method it runs, where the
+receiver's name alone (``temp``, ``trie_``) says nothing, or worse, looks like another class
+(``trie_.swap()`` is no ``Trie.swap``). The parser records each declaration as a ``types`` edge
+(:data:`hookgraph.parse.units.EDGE_KINDS`): from the unit that declares the variable (a class
+for its fields), ``target`` the variable, ``target_full`` the type as written.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import cast
+
+from hookgraph.store import Store, UnitRow
+
+__all__ = ["declared_type", "type_names"]
+
+_IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
+_WORD = re.compile(r"[A-Za-z_]\w*")
+#: Words of a written type that qualify it and name no type (``const Keyset``, ``&mut Handle``, ``dyn Read``).
+_QUALIFIERS = frozenset({"const", "volatile", "struct", "class", "enum", "union", "typename", "mut", "dyn",
+                         "impl", "final", "readonly", "unsigned", "signed", "register", "static", "inline"})
+#: Receivers that name the calling object (``this->trie_``, ``self.park``).
+_SELF = frozenset({"self", "this"})
+_JOINS = ("->", ".")
+
+
+def _split_receiver(receiver: str) -> tuple[str, str] | None:
+    """``(first, rest)`` of a receiver written ``first.rest`` or ``first->rest`` with ``rest`` one name."""
+    for join in _JOINS:
+        if join in receiver:
+            first, _, rest = receiver.partition(join)
+            return (first, rest) if _IDENTIFIER.match(first) and _IDENTIFIER.match(rest) else None
+    return None
+
+
+def _written_types(store: Store, sql: str, params: tuple[object, ...]) -> str | None:
+    """The one type the rows declare (several different ones: the variable is shadowed, no answer)."""
+    rows = cast("list[tuple[str]]", store.db.execute(sql, params).fetchall())
+    types = {full for (full,) in rows}
+    return types.pop() if len(types) == 1 else None
+
+
+def declared_type(store: Store, origin: UnitRow, receiver: str, own_receiver: bool) -> str | None:
+    """The type ``receiver`` is declared with in ``origin``, as written, or None where the code does not say.
+
+    A plain name (``temp``) is a local or parameter of ``origin``, else a field of its class (C++ and Java
+    reach fields without ``this``); ``this->trie_`` / ``self.park`` (or Go's named receiver: ``own_receiver``
+    says the first part names the calling object) is a field of the class. The class is the unit named by
+    ``origin``'s parent, wherever it is defined (a C++ method defined in a ``.cc`` file, its class in the header).
+    """
+    if _IDENTIFIER.match(receiver):
+        found = _written_types(
+            store, "SELECT coalesce(target_full, target) FROM edges WHERE source_unit = ? AND kind = 'types' "
+            "AND target = ?", (origin.id, receiver))
+        if found is not None:
+            return found
+        field = receiver
+    else:
+        parts = _split_receiver(receiver)
+        if parts is None or not (parts[0] in _SELF or own_receiver):
+            return None
+        field = parts[1]
+    if not origin.parent:
+        return None
+    return _written_types(
+        store, "SELECT coalesce(e.target_full, e.target) FROM edges e JOIN units u ON u.id = e.source_unit "
+        "WHERE u.qualname = ? AND u.kind NOT IN ('function', 'method', 'file') AND e.kind = 'types' "
+        "AND e.target = ?", (origin.parent, field))
+
+
+def type_names(written: str) -> tuple[str, list[str]] | None:
+    """The type's own last name and its type arguments' (``scoped_ptr<grimoire::LoudsTrie>`` ->
+    ``("scoped_ptr", ["LoudsTrie"])``, ``*RouterGroup`` -> ``("RouterGroup", [])``, ``HttpRequest?`` ->
+    ``("HttpRequest", [])``); None for what names no one class (arrays, functions, unions, tuples)."""
+    text = written.strip().rstrip("?")
+    if not text or any(mark in text for mark in ("[]", "=>", "->", "(", "|", "&&", ",")) and "<" not in text:
+        return None
+    head, _, rest = text.partition("<")
+    if "[" in head:  # Go generics: List[T]; a Go slice or map ([]T, map[K]V) is no class
+        if head.lstrip("*&").startswith(("[", "map[")):
+            return None
+        head, _, rest = head.partition("[")
+    words = [w for w in _WORD.findall(head) if w not in _QUALIFIERS]
+    if not words:
+        return None
+    arguments = []
+    depth = 0
+    for part in re.split(r"([<>,\[\]])", rest):
+        if part in ("<", "["):
+            depth += 1
+        elif part in (">", "]"):
+            depth -= 1
+        elif part != "," and depth == 0:
+            names = [w for w in _WORD.findall(part) if w not in _QUALIFIERS]
+            if names:
+                arguments.append(names[-1])
+    return words[-1], arguments
