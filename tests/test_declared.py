@@ -18,12 +18,15 @@ from hookgraph.search.declared import type_names
     ("sync.Pool", ("Pool", [])),
     ("io.ktor.client.HttpClient", ("HttpClient", [])),
     ("List[T]", ("List", ["T"])),
+    ("Optional[AbstractResolver]", ("AbstractResolver", [])),
+    ("WebSocketWriter | None", ("WebSocketWriter", [])),
+    ('"HttpParser"', ("HttpParser", [])),
 ])
 def test_a_type_is_read_as_its_name_and_its_arguments(written: str, names: tuple[str, list[str]]) -> None:
     assert type_names(written) == names
 
 
-@pytest.mark.parametrize("written", ["[]string", "map[string]int", "(Int) -> Unit", "Router | null", "string[]",
+@pytest.mark.parametrize("written", ["[]string", "map[string]int", "(Int) -> Unit", "Router | Queue", "string[]",
                                      "(req: Request) => void", ""])
 def test_what_names_no_one_class_is_not_read(written: str) -> None:
     assert type_names(written) is None

@@ -195,6 +195,74 @@ impl Driver {
 }
 """
 
+PY_CONNECTOR = """from typing import Optional
+
+from . import cli
+
+
+class AbstractResolver:
+    def resolve(self, host):
+        raise NotImplementedError
+
+
+class ThreadedResolver(AbstractResolver):
+    def resolve(self, host):
+        return [host]
+
+
+class StreamWriter:
+    def drain(self):
+        return None
+
+
+class Group:
+    def load_dotenv(self):
+        return None
+
+
+class Connector:
+    cli: Group
+
+    def __init__(self, resolver: Optional[AbstractResolver] = None):
+        self._resolver: AbstractResolver = resolver or ThreadedResolver()
+        self._writer = StreamWriter()
+
+    def connect(self, host, writer: StreamWriter):
+        writer.drain()
+        self._writer.drain()
+        cli.load_dotenv()
+        return self._resolver.resolve(host)
+"""
+RUST_MUTEX = """pub struct Mutex;
+
+impl Mutex {
+    pub fn lock(&self) {}
+}
+"""
+RUST_PARKING = """pub struct Mutex;
+
+impl Mutex {
+    pub fn lock(&self) {}
+}
+"""
+RUST_SEEDS = """use std::sync::Mutex;
+
+pub struct Seeds {
+    state: Mutex<u64>,
+    inner: crate::sync::mutex::Mutex,
+}
+
+impl Seeds {
+    pub fn next(&self) {
+        self.state.lock();
+        self.inner.lock();
+    }
+}
+"""
+PY_CLI = """def load_dotenv():
+    return None
+"""
+
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
@@ -203,7 +271,8 @@ def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
         "src/main/java/com/shop/JsonWriter.java": JAVA_WRITER, "src/main/java/com/shop/Cache.java": JAVA_CACHE,
         "src/main/java/com/shop/Exporter.java": JAVA_EXPORT,
         "client/HttpClient.kt": KOTLIN_CLIENT, "web/app.ts": TS_ROUTER, "gin/gin.go": GO_ENGINE,
-        "src/driver.rs": RUST_DRIVER,
+        "src/driver.rs": RUST_DRIVER, "aio/__init__.py": "", "aio/connector.py": PY_CONNECTOR, "aio/cli.py": PY_CLI,
+        "src/sync/mutex.rs": RUST_MUTEX, "src/loom/mutex.rs": RUST_PARKING, "src/seeds.rs": RUST_SEEDS,
     })
     run_cli(root, "index", "--wait", check=True)
     return root
@@ -236,6 +305,8 @@ def _callees(repo: Path, symbol: str) -> dict[str, list[dict[str, Any]]]:
     ("Driver::turn", "self.park.park_now", "IoStack::park_now"),  # a struct field through self
     ("Driver::turn", "self.handle.unpark_now", "Handle::unpark_now"),  # Arc<Handle> is seen through
     ("Driver::turn", "timer.park_now", "Timer::park_now"),  # let timer = Timer::new()
+    ("Connector.connect", "writer.drain", "StreamWriter.drain"),  # a parameter's annotation
+    ("Connector.connect", "self._writer.drain", "StreamWriter.drain"),  # self._writer = StreamWriter()
 ])
 def test_a_call_is_read_by_its_receivers_declared_type(repo: Path, caller: str, expression: str, runs: str) -> None:
     links = _callees(repo, caller)[expression]
@@ -254,3 +325,26 @@ def test_an_alias_type_leaves_the_call_to_the_other_readings(repo: Path) -> None
     (the parameter's type rules out nothing it cannot read), and stays a candidate call of both classes."""
     links = _callees(repo, "App.start")["teardown.routeTo"]
     assert all(link["resolution"] != "exact" for link in links), links
+
+
+def test_a_call_on_a_declared_base_type_is_the_base_types_method(repo: Path) -> None:
+    """``self._resolver: AbstractResolver``: the call is written against the base; its overrides are not each
+    stated as run (every ``adapter.read()`` would otherwise be a caller of every ``TypeAdapter.read``)."""
+    links = _callees(repo, "Connector.connect")["self._resolver.resolve"]
+    assert [(link["symbol"], link["resolution"]) for link in links] == [("AbstractResolver.resolve", "exact")]
+
+
+def test_a_type_imported_from_the_standard_library_is_not_ours(repo: Path) -> None:
+    """``use std::sync::Mutex``: ``state.lock()`` is std's, though the project has a ``Mutex`` with a ``lock``;
+    a type of ours imported by its whole path is read as that one."""
+    callees = _callees(repo, "Seeds::next")
+    assert all(link["path"] is None for link in callees["self.state.lock"]), callees["self.state.lock"]
+    assert [(link["symbol"], link["path"]) for link in callees["self.inner.lock"]] == [
+        ("Mutex::lock", "src/sync/mutex.rs")]
+
+
+def test_a_plain_python_name_is_never_read_as_a_field(repo: Path) -> None:
+    """Python reaches a field only through ``self``: ``cli.load_dotenv()`` is the imported module's function,
+    though the class declares a field ``cli: Group``."""
+    links = _callees(repo, "Connector.connect")["cli.load_dotenv"]
+    assert [(link["symbol"], link["resolution"]) for link in links] == [("load_dotenv", "exact")], links

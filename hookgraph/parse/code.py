@@ -39,7 +39,8 @@ CLASS_KINDS = frozenset({"class", "interface", "struct", "enum", "trait", "type"
 VALUE_KINDS = frozenset({"constant", "variable"})
 
 #: Reference capture kind (``@name.reference.<kind>``) -> edge kind.
-EDGE_KIND_OF_REFERENCE = {"call": "calls", "import": "imports", "inherits": "inherits", "types": "types"}
+EDGE_KIND_OF_REFERENCE = {"call": "calls", "import": "imports", "inherits": "inherits", "types": "types",
+                          "builds": "types"}
 #: Words a declaration writes where the type is inferred (``var r = new Reader()``, ``auto x = f()``): no type.
 INFERRED_TYPES = frozenset({"var", "auto", "let", "val", "dynamic", "_", "decltype(auto)"})
 
@@ -323,12 +324,13 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
                 full = module + target if module.endswith(sep) else module + sep + target
             full = _cap(_collapse(full), TARGET_FULL_MAX)
             target = _cap(_collapse(target), TARGET_FULL_MAX)
-        elif item.kind == "types":  # a variable and the type it is declared with (``Keyset &keyset``)
+        elif item.kind in ("types", "builds"):  # a variable and its declared type (``Keyset &keyset``), or the
+            # class it is built as (``var r = new Reader()``), recorded as ``=Reader``: a declaration says more
             declared = _collapse(_decode(data, item.module.start_byte, item.module.end_byte)) if item.module else ""
             if not declared or declared in INFERRED_TYPES:
                 continue
             target = _collapse(target).strip()
-            full = _cap(declared, TARGET_FULL_MAX)
+            full = _cap(("=" if item.kind == "builds" else "") + declared, TARGET_FULL_MAX)
         else:
             target = _last_part(_collapse(target), spec)
             full = _reference_text(data, item.ref, name)

@@ -26,6 +26,9 @@ _QUALIFIERS = frozenset({"const", "volatile", "struct", "class", "enum", "union"
 #: Receivers that name the calling object (``this->trie_``, ``self.park``).
 _SELF = frozenset({"self", "this"})
 _JOINS = ("->", ".")
+#: What an optional type is besides its one type (``X | None``, ``Optional[X]``).
+_NOTHING = frozenset({"None", "null", "undefined"})
+_OPTIONAL = frozenset({"Optional"})
 
 
 def _split_receiver(receiver: str) -> tuple[str, str] | None:
@@ -38,25 +41,30 @@ def _split_receiver(receiver: str) -> tuple[str, str] | None:
 
 
 def _written_types(store: Store, sql: str, params: tuple[object, ...]) -> str | None:
-    """The one type the rows declare (several different ones: the variable is shadowed, no answer)."""
+    """The one type the rows declare, else the one class they build (``=Reader``); several different ones
+    (a variable shadowed or assigned a subclass: ``self._resolver = DefaultResolver()``) answer nothing."""
     rows = cast("list[tuple[str]]", store.db.execute(sql, params).fetchall())
-    types = {full for (full,) in rows}
+    declared = {full for (full,) in rows if not full.startswith("=")}
+    built = {full[1:] for (full,) in rows if full.startswith("=")}
+    types = declared or built
     return types.pop() if len(types) == 1 else None
 
 
-def declared_type(store: Store, origin: UnitRow, receiver: str, own_receiver: bool) -> str | None:
+def declared_type(store: Store, origin: UnitRow, receiver: str, own_receiver: bool,
+                  bare_fields: bool) -> str | None:
     """The type ``receiver`` is declared with in ``origin``, as written, or None where the code does not say.
 
-    A plain name (``temp``) is a local or parameter of ``origin``, else a field of its class (C++ and Java
-    reach fields without ``this``); ``this->trie_`` / ``self.park`` (or Go's named receiver: ``own_receiver``
-    says the first part names the calling object) is a field of the class. The class is the unit named by
-    ``origin``'s parent, wherever it is defined (a C++ method defined in a ``.cc`` file, its class in the header).
+    A plain name (``temp``) is a local or parameter of ``origin``, else, where the language reaches fields
+    without ``this`` (``bare_fields``: C++, Java, Kotlin; not Python, whose ``cli`` is a module), a field of
+    its class; ``this->trie_`` / ``self.park`` (or Go's named receiver: ``own_receiver`` says the first part
+    names the calling object) is a field of the class. The class is the unit named by ``origin``'s parent,
+    wherever it is defined (a C++ method defined in a ``.cc`` file, its class in the header).
     """
     if _IDENTIFIER.match(receiver):
         found = _written_types(
             store, "SELECT coalesce(target_full, target) FROM edges WHERE source_unit = ? AND kind = 'types' "
             "AND target = ?", (origin.id, receiver))
-        if found is not None:
+        if found is not None or not bare_fields:
             return found
         field = receiver
     else:
@@ -66,17 +74,22 @@ def declared_type(store: Store, origin: UnitRow, receiver: str, own_receiver: bo
         field = parts[1]
     if not origin.parent:
         return None
+    # declared in the class's body, or (Python) as ``self.field`` in any method of the class
     return _written_types(
         store, "SELECT coalesce(e.target_full, e.target) FROM edges e JOIN units u ON u.id = e.source_unit "
-        "WHERE u.qualname = ? AND u.kind NOT IN ('function', 'method', 'file') AND e.kind = 'types' "
-        "AND e.target = ?", (origin.parent, field))
+        "WHERE e.kind = 'types' AND ((u.qualname = ? AND u.kind NOT IN ('function', 'method', 'file') "
+        "AND e.target = ?) OR (u.parent = ? AND e.target = ?))",
+        (origin.parent, field, origin.parent, f"self.{field}"))
 
 
 def type_names(written: str) -> tuple[str, list[str]] | None:
     """The type's own last name and its type arguments' (``scoped_ptr<grimoire::LoudsTrie>`` ->
     ``("scoped_ptr", ["LoudsTrie"])``, ``*RouterGroup`` -> ``("RouterGroup", [])``, ``HttpRequest?`` ->
     ``("HttpRequest", [])``); None for what names no one class (arrays, functions, unions, tuples)."""
-    text = written.strip().rstrip("?")
+    text = written.strip().strip("'\"").rstrip("?")
+    kept = [part.strip() for part in text.split("|") if part.strip() not in _NOTHING]
+    if "<" not in text and "[" not in text and len(kept) == 1:
+        text = kept[0]  # WebSocketWriter | None: the writer, when there is one
     if not text or any(mark in text for mark in ("[]", "=>", "->", "(", "|", "&&", ",")) and "<" not in text:
         return None
     head, _, rest = text.partition("<")
@@ -98,4 +111,6 @@ def type_names(written: str) -> tuple[str, list[str]] | None:
             names = [w for w in _WORD.findall(part) if w not in _QUALIFIERS]
             if names:
                 arguments.append(names[-1])
+    if words[-1] in _OPTIONAL and len(arguments) == 1:
+        return arguments[0], []  # Optional[AbstractResolver]: the resolver, when there is one
     return words[-1], arguments

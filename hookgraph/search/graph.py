@@ -237,7 +237,8 @@ def resolve(
             return Resolution(same)
         return _unknown_receiver(target, [c for c in methods if c.path == here] or methods, origin)
     if origin is not None and origin.language in TYPED_LANGUAGES and called_on in (".", "->"):
-        declared = declared_type(store, origin, receiver, _is_own_receiver(origin, receiver.split(".")[0]))
+        declared = declared_type(store, origin, receiver, _is_own_receiver(origin, receiver.split(".")[0]),
+                                 spec is not None and spec.bare_calls_reach_methods)
         if declared is not None:
             by_type = _by_declared_type(store, declared, methods, origin, called_on == "->", cache)
             if by_type is not None:
@@ -284,7 +285,7 @@ def resolve(
 
 
 #: Languages whose parser records declared types (``types`` edges: the query files' ``@name.reference.types``).
-TYPED_LANGUAGES = frozenset({"cpp", "java", "kotlin", "typescript", "tsx", "go", "rust"})
+TYPED_LANGUAGES = frozenset({"cpp", "java", "kotlin", "typescript", "tsx", "go", "rust", "python"})
 #: Rust's pointers that a method call sees through (``handle: Arc<Handle>``; ``handle.current()`` is Handle's).
 _RUST_POINTERS = frozenset({"Box", "Arc", "Rc"})
 
@@ -295,8 +296,11 @@ def _by_declared_type(store: Store, declared: str, methods: list[UnitRow], origi
 
     The type's own method, else one of a class it extends. A C++ ``->`` on a template
     (``scoped_ptr<LoudsTrie> temp; temp->build()``) and a Rust call on a ``Box``/``Arc``/``Rc`` reach the
-    type argument first. A type of someone else's (``std::string``, ``List<String>``) runs nothing of ours;
-    a type parameter (``T``), an alias of ours or a type we cannot read leaves the call to the other readings.
+    type argument first. A type of someone else's (``std::string``, ``List<String>``, a ``Mutex`` the file
+    imports from ``std::sync``) runs nothing of ours; a type parameter (``T``, C++'s ``Handler``), an alias
+    of ours or a type we cannot place leaves the call to the other readings. The overrides in subclasses are not added: the
+    declared type is what the call is written against, and an agent reading ``callers`` of every
+    ``TypeAdapter.read`` override would get each ``adapter.read()`` in the project.
     """
     names = type_names(declared)
     if names is None:
@@ -307,18 +311,104 @@ def _by_declared_type(store: Store, declared: str, methods: list[UnitRow], origi
     order = [outer]
     if arguments and (arrow or (origin.language == "rust" and outer in _RUST_POINTERS)):
         order = [*arguments, outer]
+    qualifier = _type_qualifier(declared)
+    elsewhere = False  # some name of the type is positively someone else's
+    ours = False  # some name of the type is a class of ours
     for name in order:
         if len(name) <= 1:
             return None  # a type parameter: its type is not written here
+        written_path = qualifier if name == outer else []  # a qualified type says where it is; else the imports
+        if (written_path[:1] and written_path[0] in _OUTSIDE_ROOTS) \
+                or (not written_path and _imported_from_elsewhere(store, origin.path, name)):
+            elsewhere = True  # std::unique_ptr, a Mutex imported from std::sync: not ours, whatever we call Mutex
+            continue
+        definitions = _definitions(store, name, cache)
+        if any(d.kind == "type" for d in definitions):
+            return None  # our alias (TypeScript's TeardownLogic = Subscription | ...): the type is not read here
         members = [c for c in methods if c.parent and last_part(c.parent) == name]
         if not members:
             bases = _ancestors(store, name)
             members = [c for c in methods if c.parent and last_part(c.parent) in bases]
+        if name == outer and qualifier:  # binding.Binding, crate::sync::mutex::Mutex: where the qualifier says
+            placed = ([c for c in members if _path_segments(c.path)[-len(qualifier):] == qualifier]
+                      or [c for c in members if set(qualifier) & set(_path_segments(c.path))])
+            if placed:
+                members = placed
+            elif origin.language in _MODULE_QUALIFIED or (
+                    origin.language == "go" and qualifier[-1] in _GO_STANDARD_PACKAGES):
+                elsewhere, members = True, []  # another crate's or package's (Go's http.Request)
+                continue
         if members:
-            return _imported_class(store, members, origin)
-        if any(d.kind == "type" for d in _definitions(store, name, cache)):
-            return None  # our alias (TypeScript's TeardownLogic = Subscription | ...): the type is not read here
-    return Resolution([])  # someone else's type, or ours and neither it nor a class it extends defines the method
+            return _declared_home(store, members, origin)
+        ours = ours or any(d.kind in CLASS_KINDS for d in definitions)
+    if ours and origin.language not in _DUCK_TYPED:
+        return Resolution([])  # our type, and neither it nor a class it extends defines the method
+    if elsewhere and not ours:
+        return Resolution([])  # someone else's type runs nothing of ours
+    return None  # a name we cannot place (a C++ template parameter Handler, a JDK String): other readings
+
+
+#: Languages whose declared types are hints: the object may have the method though its annotated type does not
+#: (aiohttp's ``request: BaseRequest`` is a ``Request`` with ``_prepare_hook``).
+_DUCK_TYPED = frozenset({"python", "typescript", "tsx"})
+
+
+#: First words of a written type's or import's path that name a language's own library, never the project.
+_OUTSIDE_ROOTS = frozenset({"std", "core", "alloc", "java", "javax", "kotlin", "kotlinx", "android", "androidx",
+                            "Foundation", "UIKit", "System", "typing", "collections", "asyncio"})
+_QUALIFIED = re.compile(r"^[&*\s]*(?:(?:const|mut|dyn)\s+)*((?:[A-Za-z_]\w*\s*(?:::|\.)\s*)+)")
+#: Languages whose type qualifiers are module paths, so name where the type is (``crate::sync::mutex::Mutex``,
+#: ``helpers.Reader``); a C++ or Java namespace need not be a folder, nor a Go package (cobra's is the root).
+_MODULE_QUALIFIED = frozenset({"rust", "python"})
+#: Go's standard-library package names: ``*http.Request`` is net/http's, whatever the project calls Request.
+_GO_STANDARD_PACKAGES = frozenset("""
+    http io os bytes strings sync context time fmt errors json url net bufio sort strconv reflect regexp filepath
+    path log tls sql template atomic big rand exec signal syscall unicode utf8 utf16 hash crypto sha1 sha256 md5
+    base64 hex binary gzip zip tar ioutil fs testing runtime heap list ring mime multipart httptest httputil
+    textproto xml csv html image color draw png jpeg ast parser token format types scanner tabwriter flag user
+    slog slices maps cmp iter embed pprof trace x509 cipher ecdsa rsa elliptic hmac subtle pem asn1 driver
+""".split())
+
+
+def _type_qualifier(declared: str) -> list[str]:
+    """The path a written type is qualified by, Rust's ``crate``/``self``/``super`` left out
+    (``std::unique_ptr<T>`` -> ``[std]``, ``crate::sync::mutex::Mutex`` -> ``[sync, mutex]``)."""
+    m = _QUALIFIED.match(declared)
+    if not m:
+        return []
+    return [p for p in re.split(r"\s*(?:::|\.)\s*", m.group(1)) if p and p not in _PATH_ROOTS]
+
+
+def _imported_from_elsewhere(store: Store, path: str, name: str) -> bool:
+    """The file imports ``name`` and every import of it names a module outside the project
+    (``use std::sync::Mutex``, ``import java.util.List``, ``from asyncio import StreamWriter``)."""
+    modules = _imported_modules(store, path, name)
+    return bool(modules) and all(not _module_is_ours(store, m) for m in modules)
+
+
+def _module_is_ours(store: Store, segments: list[str]) -> bool:
+    """A module path names the project when its first segments are folders of its files (``io.ktor.client``
+    in ``ktor-client/.../io/ktor/client/``); ``std``, ``java.util`` and ``asyncio`` are not."""
+    if not segments:
+        return True  # the crate's own root (``use crate::X``)
+    if segments[0] in _OUTSIDE_ROOTS:
+        return False
+    folders = "/".join(segments[:2])
+    return store.db.execute("SELECT 1 FROM files WHERE '/' || path LIKE ? LIMIT 1",
+                            (f"%/{folders}%",)).fetchone() is not None
+
+
+def _declared_home(store: Store, members: list[UnitRow], origin: UnitRow) -> Resolution:
+    """Methods of one class are a fact; of several same-named classes, the one in this file or the one an
+    import names by its whole module path; otherwise candidates (never a guess from one path segment)."""
+    if len({_home(m) for m in members}) <= 1:
+        return Resolution(members)
+    here = [m for m in members if m.path == origin.path]
+    if here:
+        return Resolution(here)
+    modules = _imported_modules(store, origin.path, last_part(members[0].parent or ""))
+    whole = [c for c in members if any(m and _path_segments(c.path)[-len(m):] == m for m in modules)]
+    return Resolution(whole) if whole else Resolution([], maybe=members)
 
 
 def _spelled(store: Store, qualname: str) -> list[UnitRow]:

@@ -269,7 +269,12 @@ Edge kinds: ``reference.call`` -> ``calls``, ``reference.import`` -> ``imports``
     (``scoped_ptr<grimoire::LoudsTrie> temp``, ``writer: Writer``): an edge of kind
     ``types`` from the enclosing unit (a class for its fields), ``target`` the
     variable, ``target_full`` the type. The graph reads a call's receiver by it.
-    Inferred declarations (``var``, ``auto``) are skipped.
+    Inferred declarations (``var``, ``auto``) are skipped. A Python attribute
+    (``self._writer: Writer``) is recorded as written, ``self._writer``.
+``@name.reference.builds`` + ``@module.reference.builds``
+    the same for a variable whose type is the class its value is built as
+    (``var r = new Reader()``, ``w = StreamWriter()``, ``Timer::new()``): ``target_full``
+    is ``=Reader``; a declared type of the same variable goes before it.
 
 A call or base captured as one token that is itself qualified (Perl's
 ``Carp::croak``, the string ``'Base::Class'`` of ``use parent``) is known by

@@ -91,8 +91,8 @@
 (field_declaration name: (field_identifier) @name.reference.types type: (_) @module.reference.types)
 ; h := &Handler{...} / Handler{...}: the type is the one built
 (short_var_declaration
-  left: (expression_list . (identifier) @name.reference.types .)
+  left: (expression_list . (identifier) @name.reference.builds .)
   right: (expression_list . [
-    (composite_literal type: (type_identifier) @module.reference.types)
-    (unary_expression operand: (composite_literal type: (type_identifier) @module.reference.types))
+    (composite_literal type: (type_identifier) @module.reference.builds)
+    (unary_expression operand: (composite_literal type: (type_identifier) @module.reference.builds))
   ] .))

@@ -79,6 +79,6 @@
 (formal_parameter type: (_) @module.reference.types name: (identifier) @name.reference.types)
 ; var reader = new JsonReader(in): the type is the one built
 (local_variable_declaration type: (type_identifier) @_var
-  declarator: (variable_declarator name: (identifier) @name.reference.types
-    value: (object_creation_expression type: (_) @module.reference.types))
+  declarator: (variable_declarator name: (identifier) @name.reference.builds
+    value: (object_creation_expression type: (_) @module.reference.builds))
   (#eq? @_var "var"))

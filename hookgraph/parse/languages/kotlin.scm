@@ -100,6 +100,6 @@
 (class_parameter (simple_identifier) @name.reference.types (user_type) @module.reference.types)
 ; val builder = HttpRequestBuilder(): a capitalised call builds that class
 (property_declaration
-  (variable_declaration (simple_identifier) @name.reference.types . )
-  (call_expression . (simple_identifier) @module.reference.types)
-  (#match? @module.reference.types "^[A-Z]"))
+  (variable_declaration (simple_identifier) @name.reference.builds . )
+  (call_expression . (simple_identifier) @module.reference.builds)
+  (#match? @module.reference.builds "^[A-Z]"))

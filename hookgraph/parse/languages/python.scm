@@ -60,3 +60,22 @@
       (identifier) @name.reference.inherits
       (attribute attribute: (identifier) @name.reference.inherits)
     ] @reference.inherits)))
+
+; ---------------------------------------------------------------- declared types
+
+; def connect(self, req: ClientRequest, timeout: float = 5), resolver: AbstractResolver = ... (a class-level
+; annotation, the class's), self._resolver: AbstractResolver (an attribute of the object, recorded as written):
+; the variable and its type, so that req.send() is read as ClientRequest.send
+(typed_parameter . (identifier) @name.reference.types type: (type) @module.reference.types)
+(typed_default_parameter name: (identifier) @name.reference.types type: (type) @module.reference.types)
+(assignment left: (identifier) @name.reference.types type: (type) @module.reference.types)
+(assignment left: (attribute object: (identifier) @_self) @name.reference.types type: (type) @module.reference.types
+  (#eq? @_self "self"))
+; writer = StreamWriter(...), self._parser = HttpResponseParser(...): a capitalised call builds that class
+(assignment left: (identifier) @name.reference.builds !type
+  right: (call function: [(identifier) (attribute attribute: (identifier))] @module.reference.builds)
+  (#match? @module.reference.builds "(^|[.])[A-Z][A-Za-z0-9_]*$"))
+(assignment left: (attribute object: (identifier) @_self) @name.reference.builds !type
+  right: (call function: [(identifier) (attribute attribute: (identifier))] @module.reference.builds)
+  (#eq? @_self "self")
+  (#match? @module.reference.builds "(^|[.])[A-Z][A-Za-z0-9_]*$"))

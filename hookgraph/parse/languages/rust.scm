@@ -125,7 +125,7 @@
 (parameter pattern: (identifier) @name.reference.types type: (_) @module.reference.types)
 (field_declaration name: (field_identifier) @name.reference.types type: (_) @module.reference.types)
 ; let t = Timer::new(...): Type::new builds that type
-(let_declaration pattern: (identifier) @name.reference.types !type
-  value: (call_expression function: (scoped_identifier path: (identifier) @module.reference.types
+(let_declaration pattern: (identifier) @name.reference.builds !type
+  value: (call_expression function: (scoped_identifier path: (identifier) @module.reference.builds
     name: (identifier) @_new))
   (#eq? @_new "new"))

@@ -89,5 +89,5 @@
 (public_field_definition name: (property_identifier) @name.reference.types
   type: (type_annotation (_) @module.reference.types))
 ; const q = new Queue<Item>(): the type is the one built
-(variable_declarator name: (identifier) @name.reference.types
-  !type value: (new_expression constructor: (_) @module.reference.types))
+(variable_declarator name: (identifier) @name.reference.builds
+  !type value: (new_expression constructor: (_) @module.reference.builds))
