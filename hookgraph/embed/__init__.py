@@ -178,6 +178,14 @@ def _threads_now(ncpu: int) -> int:
     return max(1, min(ncpu, ncpu - busy))
 
 
+def _unit(vector: np.ndarray) -> np.ndarray:
+    """``vector`` scaled to length 1 (a zero vector stays zero)."""
+    import numpy as np
+
+    norm = float(np.linalg.norm(vector))
+    return vector / norm if norm > 0 else vector
+
+
 # --------------------------------------------------------------------------
 # model identity
 
@@ -283,6 +291,9 @@ _WORD = re.compile(r"[^\W_]+")
 _MAX_SCAN = 64
 
 
+#: Texts the background drain hands a two-context embedder at once (``queue.drain`` reads ``batch_size``):
+#: enough to keep both contexts busy, few enough that a stop or a deadline waits well under a second.
+PAIR_BATCH = 8
 #: A unit longer than one window is embedded as up to this many windows
 #: (scored as its best window); text past the last one is cut and counted.
 MAX_WINDOWS = 8
@@ -335,6 +346,11 @@ class Embedder:
         self.texts_split = 0
         #: Set to a list to record every exact string sent to the model.
         self.embedded_log: list[str] | None = None
+        #: Model contexts this embedder may run at once: the background worker sets 2 (see :meth:`_compute`);
+        #: ``ask`` and the foreground keep 1, so a question never waits for a second model to load.
+        self.contexts = 1
+        self._second: Any = None
+        self._batch_size: int | None = None
 
     # ---- identity, from the header only -------------------------------
 
@@ -632,18 +648,82 @@ class Embedder:
         fitted, truncated, _ = self._fit(text, self.document_prefix)
         return fitted, truncated
 
+    @property
+    def batch_size(self) -> int:
+        """Texts the drain passes per call: :data:`PAIR_BATCH` when two contexts may run, else one (a
+        server's embedder sets its own: texts per request)."""
+        if self._batch_size is not None:
+            return self._batch_size
+        return PAIR_BATCH if self._may_pair() else 1
+
+    @batch_size.setter
+    def batch_size(self, value: int) -> None:
+        self._batch_size = value
+
+    def _may_pair(self) -> bool:
+        return self.contexts >= 2 and not self._fixed_threads and self._ncpu >= 2
+
     def _compute(self, texts: list[str], counts: list[int]) -> np.ndarray:
-        """Unit vectors for ready strings (prefix included, each within budget)."""
+        """Unit vectors for ready strings (prefix included, each within budget).
+
+        With ``contexts`` 2 and two idle cores, the strings are shared between two model contexts of
+        one thread each, run side by side: this model's matrices are small and llama.cpp's threads
+        meet at a barrier after every operation, so two contexts did 1.18x the texts of one context
+        with two threads (benchmarks/RESULTS.md, "Both cores for the model"). The vectors are the
+        same either way (one text, one context, as always).
+        """
         import numpy as np
 
         out = np.zeros((len(texts), self.dims), dtype=np.float32)
-        for i, (full, n_tokens) in enumerate(zip(texts, counts)):
-            if n_tokens == 0:  # a model without BOS/EOS and an empty text: nothing to run
-                continue
-            vec = np.asarray(self._pooled_vector(full), dtype=np.float32)
-            norm = float(np.linalg.norm(vec))
-            out[i] = vec / norm if norm > 0 else vec
+        jobs = [i for i, n_tokens in enumerate(counts) if n_tokens]  # an empty text: nothing to run
+        second = self._second_context(len(jobs))
+        if second is None:
+            for i in jobs:
+                out[i] = _unit(np.asarray(self._pooled_vector(texts[i]), dtype=np.float32))
+            return out
+        import threading
+
+        failed: list[BaseException] = []
+
+        def run(model: Any, mine: list[int]) -> None:
+            try:
+                for i in mine:
+                    out[i] = _unit(np.asarray(model.embed(texts[i]), dtype=np.float32))
+            except BaseException as exc:  # noqa: BLE001 - raised again in the calling thread
+                failed.append(exc)
+
+        helper = threading.Thread(target=run, args=(second, jobs[1::2]), name="hookgraph-embed-2", daemon=True)
+        helper.start()
+        try:
+            with interrupts_deferred():
+                run(self._model(), jobs[0::2])
+        finally:
+            helper.join()  # never free or reuse a model the other thread is still running
+        if failed:
+            raise failed[0]
         return out
+
+    def _second_context(self, jobs: int) -> Any:
+        """The second model context, one thread each, when it may run now; else None (one context adapts)."""
+        if jobs < 2 or not self._may_pair() or _threads_now(self._ncpu) < 2:
+            return None
+        model = self._model()
+        if self._threads != 1:
+            model.set_threads(1)
+            self._threads = 1
+            self._idle_readings = 0
+        if self._second is None:
+            from hookgraph.embed.llama_lite import EmbeddingModel
+
+            pooling = self.preset.pooling if self._arch_key("pooling_type") is None else None
+            try:
+                with interrupts_deferred():
+                    self._second = EmbeddingModel(str(self._path), n_ctx=self.max_tokens, n_threads=1,
+                                                  pooling_type=pooling)
+            except (ValueError, RuntimeError, OSError):
+                self.contexts = 1  # memory or the model said no: one context, as before
+                return None
+        return self._second
 
     def _pooled_vector(self, full: str) -> list[float]:
         """The model's pooled vector of one ready string, not normalised."""
@@ -726,6 +806,9 @@ class Embedder:
 
     def close(self) -> None:
         """Free the model now rather than at garbage collection."""
+        if self._second is not None:
+            self._second.close()
+            self._second = None
         if self._llama is not None:
             self._llama.close()
             self._llama = None

@@ -422,7 +422,7 @@ def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
                 continue
             key = str(root)
             if key not in embedders:
-                embedders[key] = embedder_for_repo(root)
+                embedders[key] = _background(embedder_for_repo(root))
             caches = [c for c in (repo_cache(root), user_cache(root)) if c is not None and c.max_bytes > 0]
             beat(home, force=True)  # loading a model, reading a cache: alive
             from hookgraph.sync.adopt import adopt_waiting
@@ -521,13 +521,23 @@ def yield_cpu() -> None:
         pass
 
 
+#: Model contexts the background embedder runs side by side on an idle machine (see ``Embedder._compute``).
+BACKGROUND_CONTEXTS = 2
+
+
+def _background(embedder: Embedder) -> Embedder:
+    """The repository's embedder as the background worker runs it: two model contexts when the cores are idle."""
+    embedder.contexts = BACKGROUND_CONTEXTS
+    return embedder
+
+
 def _warm_up(root: Path, home: Path, embedders: dict[str, Embedder]) -> None:
     """Load the repository's model, then wait (holding the lock, beating) until a queue is registered."""
     from hookgraph.embed.choice import embedder_for_repo
 
     deadline = time.monotonic() + WARM_WAIT_SECONDS
     try:
-        embedder = embedders.setdefault(str(root), embedder_for_repo(root))
+        embedder = embedders.setdefault(str(root), _background(embedder_for_repo(root)))
         embedder.embed_windows(["warm up"])  # imports llama_cpp and loads the model now
     except Exception as exc:  # noqa: BLE001 - the real rounds report a broken model in their own words
         embedders.pop(str(root), None)
