@@ -669,8 +669,9 @@ class Embedder:
         With ``contexts`` 2 and two idle cores, the strings are shared between two model contexts of
         one thread each, run side by side: this model's matrices are small and llama.cpp's threads
         meet at a barrier after every operation, so two contexts did 1.18x the texts of one context
-        with two threads (benchmarks/RESULTS.md, "Both cores for the model"). The vectors are the
-        same either way (one text, one context, as always).
+        with two threads in isolation, and the worker drained ktor and httpie 1.06x sooner end to end
+        (benchmarks/RESULTS.md, "Both cores for the model"). The vectors are the same either way
+        (one text, one context, as always).
         """
         import numpy as np
 
@@ -684,19 +685,27 @@ class Embedder:
         import threading
 
         failed: list[BaseException] = []
+        # Each context takes the next string when it is free: windows differ in length up to 128x, so a
+        # fixed half each would leave one core idle while the other finishes the long ones.
+        todo = iter(jobs)
+        taking = threading.Lock()
 
-        def run(model: Any, mine: list[int]) -> None:
+        def run(model: Any) -> None:
             try:
-                for i in mine:
+                while not failed:
+                    with taking:
+                        i = next(todo, None)
+                    if i is None:
+                        return
                     out[i] = _unit(np.asarray(model.embed(texts[i]), dtype=np.float32))
             except BaseException as exc:  # noqa: BLE001 - raised again in the calling thread
                 failed.append(exc)
 
-        helper = threading.Thread(target=run, args=(second, jobs[1::2]), name="hookgraph-embed-2", daemon=True)
+        helper = threading.Thread(target=run, args=(second,), name="hookgraph-embed-2", daemon=True)
         helper.start()
         try:
             with interrupts_deferred():
-                run(self._model(), jobs[0::2])
+                run(self._model())
         finally:
             helper.join()  # never free or reuse a model the other thread is still running
         if failed:
