@@ -111,14 +111,15 @@ def main() -> None:
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--no-write", action="store_true")
     args = parser.parse_args()
-    from hookgraph.embed import Embedder, _cpu_count, _threads_now
+    from hookgraph.embed import Embedder
+    from hookgraph.embed.cores import cpu_count, threads_now
 
     if not args.db:
         raise SystemExit("error: no filebench index found; run python -m eval.filebench first or pass --db")
     load_before = load()
     embedder = Embedder()
     window = embedder.max_tokens
-    threads = _threads_now(_cpu_count())
+    threads = threads_now(cpu_count())
     inputs = windows_of(args.db, args.texts)
     tokens = sum(len(embedder.tokenize(t)) for t in inputs)
     sizes = [int(s) for s in args.sizes.split(",")]

@@ -348,7 +348,7 @@ def test_two_contexts_give_the_same_vectors_as_one(monkeypatch: pytest.MonkeyPat
     """The background worker's embedder (``contexts = 2``) shares a batch between two model contexts of one
     thread each on an idle machine; every vector is the one a single context computes, in the same order.
     The idle reading is pinned (the machine running the tests may be busy, and then one context runs)."""
-    import hookgraph.embed as embed_module
+    import hookgraph.embed.embedder as embed_module
 
     texts = [f"def handler_{i}(request):\n    return retry(request, attempts={i})" for i in range(9)] + [""]
     one = Embedder(n_threads=1)
@@ -356,14 +356,14 @@ def test_two_contexts_give_the_same_vectors_as_one(monkeypatch: pytest.MonkeyPat
     two = Embedder()
     two.contexts = 2
     two._ncpu = 2
-    monkeypatch.setattr(embed_module, "_threads_now", lambda ncpu: 2)
+    monkeypatch.setattr(embed_module, "threads_now", lambda ncpu: 2)
     assert two.batch_size == embed_module.PAIR_BATCH
     got = [v for v, _cut in two.embed_windows(texts)]
     assert two._second is not None and two.n_threads == 1  # both contexts ran, one thread each
     for a, b in zip(expected, got):
         assert a.shape == b.shape
         assert float((a * b).sum()) >= 0.9999  # same text, same model: the same vector
-    monkeypatch.setattr(embed_module, "_threads_now", lambda ncpu: 1)  # a core got busy: one context again
+    monkeypatch.setattr(embed_module, "threads_now", lambda ncpu: 1)  # a core got busy: one context again
     again = [v for v, _cut in two.embed_windows(texts[:3])]
     assert all(float((a * b).sum()) >= 0.9999 for a, b in zip(expected, again))
     two.close()

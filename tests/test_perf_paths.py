@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from hookgraph import config, embed, git
+from hookgraph.embed import model_file
 from hookgraph.store import snapshot
 from hookgraph.models import default_model_path
 from hookgraph.models.presets import read_gguf_metadata
@@ -24,24 +25,24 @@ def test_gguf_header_is_cached_by_path_size_and_mtime(tmp_path: Path, monkeypatc
     model = tmp_path / "m.gguf"
     shutil.copyfile(default_model_path(), model)
     calls: list[Path] = []
-    real = embed.read_gguf_metadata
+    real = model_file.read_gguf_metadata
 
     def counting(path: Path) -> dict:
         calls.append(path)
         return real(path)
 
-    monkeypatch.setattr(embed, "read_gguf_metadata", counting)
-    first = embed._cached_metadata(model)
+    monkeypatch.setattr(model_file, "read_gguf_metadata", counting)
+    first = model_file.cached_metadata(model)
     assert first == read_gguf_metadata(model) and len(calls) == 1
-    assert embed._cached_metadata(model) == first and len(calls) == 1  # from the cache file
+    assert model_file.cached_metadata(model) == first and len(calls) == 1  # from the cache file
     assert embed.Embedder(model).dims == 384 and len(calls) == 1
     stat = model.stat()
     os.utime(model, ns=(stat.st_atime_ns, stat.st_mtime_ns + 1_000_000))  # the file changed: read again
-    assert embed._cached_metadata(model) == first and len(calls) == 2
+    assert model_file.cached_metadata(model) == first and len(calls) == 2
     cache = json.loads((tmp_path / "cache" / "hookgraph" / "gguf-headers.json").read_text())
     assert len(cache) == 1  # the stale entry of that file was replaced
     (tmp_path / "cache" / "hookgraph" / "gguf-headers.json").write_text("{not json")
-    assert embed._cached_metadata(model) == first and len(calls) == 3  # a broken cache is only a miss
+    assert model_file.cached_metadata(model) == first and len(calls) == 3  # a broken cache is only a miss
 
 
 def test_sync_streams_one_file_at_a_time(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder) -> None:
