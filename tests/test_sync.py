@@ -230,7 +230,7 @@ def test_failed_sync_leaves_previous_state(billing: Path, embedder, monkeypatch:
     before = _map(billing)
     write_files(billing, {"billing/a.py": "def a():\n    pass\n", "billing/z.py": "def z():\n    pass\n"})
     commit_all(billing)
-    import hookgraph.sync as sync_module
+    import hookgraph.sync.reconcile as sync_module
 
     real = sync_module._write_units
     calls = {"n": 0}

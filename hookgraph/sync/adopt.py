@@ -220,7 +220,7 @@ def adopt_waiting(root: Path, database: Path, embedder: Embedder, caches: Sequen
     """
     from hookgraph.store import Store
     from hookgraph.store.lock import write_lock
-    from hookgraph.sync import _close, _sources
+    from hookgraph.sync.reconcile import _close, _sources
 
     with Store(database) as store:
         token = store.get_meta(DEFERRED_META)

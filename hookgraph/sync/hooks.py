@@ -61,7 +61,7 @@ from hookgraph import git
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
-    from hookgraph.sync import SyncReport
+    from hookgraph.sync.reconcile import SyncReport
 
 #: Hook name -> which tree the store must describe afterwards.
 TARGETS = {
@@ -279,7 +279,8 @@ def run_hook(
 
     from hookgraph.sync import shared
     from hookgraph.store import snapshot
-    from hookgraph.sync import read_target, sync
+    from hookgraph.sync.reconcile import sync
+    from hookgraph.sync.target import read_target
 
     if TARGETS[hook] == "head" and git.head_commit(root) is None:
         outcome.action = "fresh"  # an unborn branch: nothing committed to describe

@@ -171,7 +171,7 @@ class Workspace:
 
     def refresh(self) -> View:
         """Bring the copy in line with the index and the working tree; say how current answers are."""
-        from hookgraph.sync import read_target
+        from hookgraph.sync.target import read_target
 
         started = time.perf_counter()
         self.calls += 1
@@ -239,7 +239,8 @@ class Workspace:
         os.replace(fresh, path)
 
     def _sync_overlay(self, target: Any, view: View) -> None:
-        from hookgraph.sync import SyncError, sync
+        from hookgraph.sync.reconcile import sync
+        from hookgraph.sync.target import SyncError
 
         with Store(self.overlay_path, readonly=True) as copy:
             differ = diff_maps(copy.file_map(), target.entries)

@@ -266,7 +266,8 @@ def build_first_index(root: Path, warnings: list[str]) -> bool:
     lines (a rejected snapshot) or why no index could be built.
     """
     from hookgraph.store import snapshot
-    from hookgraph.sync import SyncError, read_target, sync
+    from hookgraph.sync.reconcile import sync
+    from hookgraph.sync.target import SyncError, read_target
 
     if db_path(root).exists():
         return True
