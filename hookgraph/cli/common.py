@@ -269,3 +269,12 @@ def os_error_line(exc: OSError) -> str:
     """One line for an OSError on a named file: which file, why (in words) and what to do; nothing lost."""
     cause, remedy = _OS_CAUSES.get(exc.errno or 0, (exc.strerror or type(exc).__name__, "see the cause above"))
     return f"{exc.filename}: {cause}: {remedy}; nothing stored was changed"
+
+
+def warn_if_no_merge_driver(root: Path) -> None:
+    """Shared mode in a clone that never ran `hookgraph install`: say so before its first merge conflicts."""
+    from hookgraph.sync.shared import missing_driver_line
+
+    line = missing_driver_line(root)
+    if line:
+        click.echo(f"hookgraph: warning: {line}", err=True)

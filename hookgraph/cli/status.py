@@ -1,0 +1,167 @@
+"""``hookgraph status``: what the index holds, how fresh it is, what waits for the model and what never will."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import click
+
+from hookgraph.cli.common import friendly, shown, warn_if_no_merge_driver
+from hookgraph.cli.common import open_store as _open_store
+from hookgraph.cli.common import repo_root_here as _root
+from hookgraph.cli.group import cli
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True)
+@friendly
+def status(as_json: bool) -> None:
+    """Indexed commit, counts, model, and files stale against HEAD, the index and the working tree."""
+    from hookgraph.cli.coverage import coverage_lines, language_coverage
+    from hookgraph.embed import no_embed, worker
+    from hookgraph.embed.queue import progress_of
+    from hookgraph.sync import freshness
+
+    root = _root()
+    rule = no_embed.load_rule(root)
+    with _open_store(root) as store:
+        warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
+        parser_note = freshness.older_parser_note(store)
+        fresh = freshness.against_head(root, store)
+        queue = progress_of(store)
+        stalled = worker.stall(root)
+        coverage = language_coverage(store)
+        info = {
+            "database": str(store.path.relative_to(root)),
+            "indexed_commit": fresh.indexed_commit,
+            "head": fresh.head,
+            "fresh": fresh.fresh,
+            "stale_vs_head": fresh.stale_paths,
+            "stale_vs_index": freshness.against_index(root, store),
+            "stale_vs_worktree": freshness.against_worktree(root, store),
+            "model": {
+                "name": store.get_meta("model_name"),
+                "file": store.get_meta("model_file"),
+                "sha256": store.get_meta("model_sha256"),
+                "dims": int(store.get_meta("dims") or 0) or None,
+                "query_prefix": store.get_meta("query_prefix"),
+                "document_prefix": store.get_meta("document_prefix"),
+                "window_tokens": int(store.get_meta("max_tokens") or 0) or None,
+            },
+            **store.counts(),
+            "pending_vectors": queue.pending,
+            "not_embedded": no_embed.not_embedded(store, rule),
+            "no_embed_rule_applied": no_embed.rule_applied(store, rule),
+            "embedder": {  # a stalled one (stopped, hung) is not "running", and its old rate says nothing
+                "running": stalled is None and worker.running(root),
+                "stalled": None if stalled is None else {
+                    "pid": stalled.pid, "quiet_seconds": round(stalled.quiet_seconds, 1),
+                    "message": stalled.describe()},
+                "rate": None if queue.rate is None or stalled else round(queue.rate, 2),
+                "eta_seconds": None if queue.eta_seconds is None or stalled else round(queue.eta_seconds, 1),
+                "last_update": queue.updated,
+                "last_error": worker.last_error(root),
+                "cannot_start": worker.cannot_start(root),
+            },
+            "languages": [c.as_json() for c in coverage],
+            "parsed_by_this_version": parser_note is None,
+            "bytes": store.path.stat().st_size,
+            "vector_sources_refused": _refused_sources(root, store),
+        }
+    if as_json:
+        click.echo(json.dumps(info, indent=2))
+        return
+    click.echo(f"index:     {info['database']} ({info['bytes'] / 1e6:.1f} MB)")
+    click.echo(f"commit:    {info['indexed_commit'] or '(none)'}" + ("  (fresh: HEAD)" if fresh.fresh else "  (not HEAD)"))
+    stale = info["stale_vs_head"] or info["stale_vs_index"] or info["stale_vs_worktree"]
+    click.echo("fresh:     " + ("yes: the index matches HEAD, the git index and the working tree" if fresh.fresh
+                                and not stale else "no: see the stale lines below (`hookgraph index` syncs HEAD)"))
+    model = info["model"]
+    if model["name"]:
+        click.echo(shown(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})"))
+    else:
+        click.echo("model:     none yet (the first index records it)")
+    files = info["files"]
+    indexed = sum(n for s, n in files.items() if s.startswith("indexed"))
+    skipped = {s.split(":", 1)[1]: n for s, n in files.items() if s.startswith("skipped:")}
+    by_fallback = files.get("indexed:fallback", 0)
+    click.echo(f"files:     {indexed} indexed" + (f" ({by_fallback} by fallback)" if by_fallback else "")
+               + "".join(f", {n} {r}" for r, n in sorted(skipped.items())))
+    lines = coverage_lines(coverage)
+    for i, line in enumerate(lines):
+        click.echo(("languages: " if i == 0 else "           ") + shown(line))
+    units = info["units"]
+    click.echo(f"units:     {sum(units.values())}" + (" (" + ", ".join(f"{n} {k}" for k, n in sorted(units.items())) + ")"
+                                                     if units else ""))
+    from hookgraph.plural import count
+
+    click.echo(f"vectors:   {count(info['vectors'], 'distinct text')}; "
+               f"{count(info['units_without_vector'], 'unit')} without a vector; "
+               f"{info['split_units']} split into windows; {info['truncated_units']} cut after their last window")
+    click.echo(f"embedding: {_queue_line(info)}")
+    click.echo(f"no-embed:  {_no_embed_line(info)}")
+    click.echo("edges:     " + (", ".join(f"{n} {k}" for k, n in sorted(info["edges"].items())) or "0"))
+    for label, key in (("HEAD", "stale_vs_head"), ("index", "stale_vs_index"), ("worktree", "stale_vs_worktree")):
+        paths = info[key]
+        if paths:
+            listed = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
+            click.echo(f"stale vs {label}: {shown(listed)}")
+    if parser_note:
+        click.echo(f"parser:    {parser_note}")
+    for line in info["vector_sources_refused"]:
+        click.echo(f"refused:   {shown(line)}")
+
+
+def _refused_sources(root: Path, store: Any) -> list[str]:
+    """Snapshots and caches whose vectors were refused (last check), and caches that cannot be used now."""
+    from hookgraph.store.vector_cache import repo_cache, user_cache
+    from hookgraph.sync.adopt import rejected_sources, unusable_caches
+
+    caches = [c for c in (repo_cache(root), user_cache(root)) if c is not None and c.max_bytes > 0]
+    gone = {f"the vector cache {c.path}" for c in caches if not c.path.exists()}  # deleted since: nothing to say
+    lines = [line for label, line in rejected_sources(store).items() if label not in gone]
+    lines += [line for line in unusable_caches(caches) if line not in lines]
+    for cache in caches:
+        cache.close()
+    return lines
+
+
+def _queue_line(info: dict[str, Any]) -> str:
+    """``status``'s line about the background embedder: done, waiting, pace and time left."""
+    pending = info["pending_vectors"]
+    embedder = info["embedder"]
+    if not pending:
+        return "complete (no text waiting for a vector)"
+    text = f"{pending:,} text{'' if pending == 1 else 's'} waiting ({info['pending_units']:,} units)"
+    if embedder["rate"]:
+        text += f", {embedder['rate']:.1f} texts/s"
+    if embedder["eta_seconds"] is not None:
+        from hookgraph.cli.embedding import duration
+
+        text += f", about {duration(embedder['eta_seconds'])} left"
+    if embedder["stalled"]:
+        text += f"; stalled: {embedder['stalled']['message']}"
+    elif embedder["running"]:
+        text += "; the background embedder is running"
+    elif embedder["cannot_start"]:
+        text += f"; {embedder['cannot_start']}"
+    else:
+        text += "; no embedder running (the next hookgraph command starts one, or run `hookgraph index --wait`)"
+        if embedder["last_error"]:
+            text += f"; last failure: {embedder['last_error']}"
+    return shown(text)
+
+
+def _no_embed_line(info: dict[str, Any]) -> str:
+    """``status``'s line about the units the no-embed rule keeps from the model, and why."""
+    from hookgraph.plural import count
+
+    reasons = info["not_embedded"]
+    text = (f"{count(sum(reasons.values()), 'unit')} never embedded (found by words and graph): "
+            + ", ".join(f"{n:,} {r}" for r, n in reasons.items())) if reasons else "every unit is embedded"
+    text += "; [no_embed] in .hookgraph/config.toml sets the rule"
+    if not info["no_embed_rule_applied"]:
+        text += "; the rule changed since the last sync, the next one applies it"
+    return text
