@@ -90,7 +90,7 @@ RESULTS_MD = EVAL_DIR / "RESULTS.md"
 RECIPE_FILES = ("parse/compose.py", "parse/__init__.py", "parse/words.py", "parse/fallback.py",
                 "store/base.py", "store/connection.py", "store/errors.py", "store/paths.py", "store/reads.py",
                 "store/schema.py", "store/store.py", "store/vectors.py", "store/writes.py",
-                "sync/__init__.py", "parse/filters.py", "parse/units.py",
+                "sync/reconcile.py", "parse/filters.py", "parse/units.py",
                 # the parser that was parse/__init__.py, split by job (issue 30 item 5)
                 "parse/dispatch.py", "parse/code.py", "parse/scopes.py", "parse/comments.py", "parse/references.py",
                 "parse/signatures.py", "parse/blocks.py", "parse/documents.py", "parse/fingerprint.py",
