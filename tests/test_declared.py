@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from hookgraph.search.declared import type_names
+from hookgraph.parse.written_types import type_names
 
 
 @pytest.mark.parametrize(("written", "names"), [

@@ -14,21 +14,15 @@ from __future__ import annotations
 import re
 from typing import cast
 
+from hookgraph.parse.written_types import type_names
 from hookgraph.store import Store, UnitRow
 
 __all__ = ["declared_type", "type_names"]
 
 _IDENTIFIER = re.compile(r"^[A-Za-z_]\w*$")
-_WORD = re.compile(r"[A-Za-z_]\w*")
-#: Words of a written type that qualify it and name no type (``const Keyset``, ``&mut Handle``, ``dyn Read``).
-_QUALIFIERS = frozenset({"const", "volatile", "struct", "class", "enum", "union", "typename", "mut", "dyn",
-                         "impl", "final", "readonly", "unsigned", "signed", "register", "static", "inline"})
 #: Receivers that name the calling object (``this->trie_``, ``self.park``).
 _SELF = frozenset({"self", "this"})
 _JOINS = ("->", ".")
-#: What an optional type is besides its one type (``X | None``, ``Optional[X]``).
-_NOTHING = frozenset({"None", "null", "undefined"})
-_OPTIONAL = frozenset({"Optional"})
 
 
 def _split_receiver(receiver: str) -> tuple[str, str] | None:
@@ -82,35 +76,3 @@ def declared_type(store: Store, origin: UnitRow, receiver: str, own_receiver: bo
         (origin.parent, field, origin.parent, f"self.{field}"))
 
 
-def type_names(written: str) -> tuple[str, list[str]] | None:
-    """The type's own last name and its type arguments' (``scoped_ptr<grimoire::LoudsTrie>`` ->
-    ``("scoped_ptr", ["LoudsTrie"])``, ``*RouterGroup`` -> ``("RouterGroup", [])``, ``HttpRequest?`` ->
-    ``("HttpRequest", [])``); None for what names no one class (arrays, functions, unions, tuples)."""
-    text = written.strip().strip("'\"").rstrip("?")
-    kept = [part.strip() for part in text.split("|") if part.strip() not in _NOTHING]
-    if "<" not in text and "[" not in text and len(kept) == 1:
-        text = kept[0]  # WebSocketWriter | None: the writer, when there is one
-    if not text or any(mark in text for mark in ("[]", "=>", "->", "(", "|", "&&", ",")) and "<" not in text:
-        return None
-    head, _, rest = text.partition("<")
-    if "[" in head:  # Go generics: List[T]; a Go slice or map ([]T, map[K]V) is no class
-        if head.lstrip("*&").startswith(("[", "map[")):
-            return None
-        head, _, rest = head.partition("[")
-    words = [w for w in _WORD.findall(head) if w not in _QUALIFIERS]
-    if not words:
-        return None
-    arguments = []
-    depth = 0
-    for part in re.split(r"([<>,\[\]])", rest):
-        if part in ("<", "["):
-            depth += 1
-        elif part in (">", "]"):
-            depth -= 1
-        elif part != "," and depth == 0:
-            names = [w for w in _WORD.findall(part) if w not in _QUALIFIERS]
-            if names:
-                arguments.append(names[-1])
-    if words[-1] in _OPTIONAL and len(arguments) == 1:
-        return arguments[0], []  # Optional[AbstractResolver]: the resolver, when there is one
-    return words[-1], arguments
