@@ -154,9 +154,11 @@ def reorder(store: Any, how: str) -> None:
     from hookgraph.embed.no_embed import looks_like_test
 
     lines = dict(store.db.execute("SELECT path, max(end_line) FROM units GROUP BY path").fetchall())
+    used = _uses_by_name(store) if how.startswith("callers") else {}
     best: dict[bytes, int] = {}
-    for h, path, kind, doc, start, end in store.db.execute(
-            "SELECT text_hash, path, kind, docstring, start_line, end_line FROM units WHERE text_hash IS NOT NULL"):
+    for h, path, kind, doc, start, end, name in store.db.execute(
+            "SELECT text_hash, path, kind, docstring, start_line, end_line, name FROM units "
+            "WHERE text_hash IS NOT NULL"):
         test = looks_like_test(path) or kind in ("block", "chunk")
         cls = 0 if test else 5 if kind == "file" else 1 if kind == "section" else 4 if doc.strip() else \
             3 if kind in ("class", "interface", "struct", "enum", "trait", "module", "type") else 2
@@ -168,12 +170,37 @@ def reorder(store: Any, how: str) -> None:
                                                       cls * 10**5 + size)
         elif how == "doc-first":  # documented definitions before file units, the rest as shipped
             p = {4: 5, 5: 4}.get(cls, cls)
+        elif how == "callers":  # within each class, the names the rest of the code uses most first
+            p = cls * 10**4 + min(9999, used.get(name, 0))
+        elif how == "callers-code":  # files; then all code (classes 4-2) by how much it is used, class breaking ties
+            p = 5 * 10**5 if cls == 5 else (10**5 + min(9999, used.get(name, 0)) * 10 + cls if cls >= 2 else cls)
         elif how == "size-code":  # files by size; then code (classes 4-2 together) by its file's size; docs, tests
             p = 500 + size if cls == 5 else (300 + size * 3 + cls - 2 if cls >= 2 else cls * 100 + size)
         else:
             raise SystemExit(f"unknown order {how}")
         best[bytes(h)] = max(best.get(bytes(h), p), p)
     store.db.executemany("UPDATE pending SET priority = ? WHERE text_hash = ?", [(p, h) for h, p in best.items()])
+
+
+def _uses_by_name(store: Any) -> dict[str, int]:
+    """How often the repository's code uses each name: calls to it, classes inheriting it, and variables
+    declared with it or built as it (``types`` edges), by name only (as the parser records them)."""
+    import re
+    from collections import Counter
+
+    uses: Counter[str] = Counter()
+    for kind, target, full in store.db.execute(  # (full may read as NULL)
+            "SELECT kind, target, target_full FROM edges WHERE kind IN ('calls', 'inherits', 'types')"):
+        if kind == "types":
+            full = full or ""
+            names = re.findall(r"[A-Za-z_][A-Za-z0-9_]*", full.lstrip("="))
+            target = names[0] if names else ""
+            if "::" in full or "." in full.split("<")[0]:
+                target = re.split(r"::|\.", full.split("<")[0].lstrip("="))[-1].strip() or target
+        name = target.rsplit(".", 1)[-1].rsplit("::", 1)[-1]
+        if name:
+            uses[name] += 1
+    return dict(uses)
 
 
 def score(root: Path, annotations: Path, counts: list[int]) -> list[dict[str, Any]]:

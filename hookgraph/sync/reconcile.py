@@ -297,6 +297,8 @@ def _sync(
                         if bar:
                             bar.advance()
                 store.drop_unwanted_pending()
+                if priority == PRIORITY_BULK and embed.queued:  # every edge is in now: the most used code first
+                    order.rank_by_use(store, PRIORITY_BULK)
                 store.collect_orphan_vectors()
                 if defer_offers and embed.queued:
                     from hookgraph.sync.adopt import DEFERRED_META
