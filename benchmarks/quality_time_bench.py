@@ -21,7 +21,7 @@ commit, ``annotations/NAME.json``) and httpie 3.2.4's PyPI sdist, and for each c
    drain does, each call timed. All calls together fit ``seconds = a + b * tokens`` per window
    (least squares): the model's cost on this machine, at this load, for these texts.
 3. *score*: the time axis is that cost, summed over the queue in order. At each checkpoint (model
-   seconds 0, 5, 10, 15, 20, 30, 40, 50, 60, 80, 100, 120, 150, 180, 240, ...) the code's own
+   seconds 0, 5, 10, 15, 20, 25, 30, 35, ... 60, 70, 80, 100, 120, 150, 180, 240, ...) the code's own
    ``drain`` publishes exactly the texts that fit (its first batch sized to them), taking each
    vector from eval/'s vector cache by exact model input (``~/.cache/hookgraph-eval/vectors.sqlite``,
    a missing one is computed and added), and every question is asked in-process
@@ -66,7 +66,8 @@ SHARED = next((p / "shared" / "filebench" for p in REPO.parents if (p / "shared"
 VECTOR_CACHE = Path.home() / ".cache" / "hookgraph-eval" / "vectors.sqlite"
 HTTPIE = Path.home() / ".cache" / "hookgraph-bench" / "httpie" / "httpie-3.2.4.tar.gz"
 #: Model seconds at which the index is scored (then every doubling past the last, then complete).
-GRID = [0, 5, 10, 15, 20, 30, 40, 50, 60, 80, 100, 120, 150, 180, 240, 300, 360, 480, 600, 720, 900, 1200]
+GRID = [0, 5, 10, 15, 20, 25, 30, 35, 40, 45, 50, 55, 60, 70, 80, 100, 120, 150, 180, 240, 300, 360, 480, 600, 720, 900,
+        1200]
 #: NDCG@10 within this of the complete index's counts as full quality (about a third of the mean
 #: gap between vectors pending and complete on the 13 repositories).
 TOLERANCE = 0.005
