@@ -138,11 +138,10 @@ def log(msg: str) -> None:
 
 
 def sha256_of(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
+    """Hex SHA-256 of a downloaded archive (the same reading as a model file's)."""
+    from hookgraph.embed.model_file import sha256_file
+
+    return sha256_file(path)
 
 
 REGISTRIES = ("pypi", "npm", "debian")

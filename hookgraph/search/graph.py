@@ -298,9 +298,9 @@ def _by_declared_type(store: Store, declared: str, methods: list[UnitRow], origi
     (``scoped_ptr<LoudsTrie> temp; temp->build()``) and a Rust call on a ``Box``/``Arc``/``Rc`` reach the
     type argument first. A type of someone else's (``std::string``, ``List<String>``, a ``Mutex`` the file
     imports from ``std::sync``) runs nothing of ours; a type parameter (``T``, C++'s ``Handler``), an alias
-    of ours or a type we cannot place leaves the call to the other readings. The overrides in subclasses are not added: the
-    declared type is what the call is written against, and an agent reading ``callers`` of every
-    ``TypeAdapter.read`` override would get each ``adapter.read()`` in the project.
+    of ours or a type we cannot place leaves the call to the other readings. The overrides in subclasses are
+    not added: the declared type is what the call is written against, and an agent reading ``callers`` of
+    every ``TypeAdapter.read`` override would get each ``adapter.read()`` in the project.
     """
     names = type_names(declared)
     if names is None:
