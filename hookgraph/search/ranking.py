@@ -9,6 +9,7 @@ from there at call time, so ``eval --set search.X`` and the tests change one pla
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from hookgraph.search import arrange, boosts, graph_answers, question_weights
@@ -159,7 +160,32 @@ def rank(
     ``for_files``: ranked for the files ranking: files named after the question's words join the
     candidates (the unit ranking of ``search`` is measured without them).
     """
-    fusion = fusion or FUSION
+    found = _gather(store, query, embedder, path_glob, language, for_files)
+    return _ranked(store, query, found, depth=depth, embedder=embedder, path_glob=path_glob, language=language,
+                   fusion=fusion or FUSION, weights=_weights(found.intent), use_graph=use_graph)
+
+
+@dataclass
+class _Candidates:
+    """What one query found, before any scoring: the two lists, the names it spells, the units themselves."""
+
+    intent: Intent
+    words: list[str]
+    lexical: list[tuple[int, float]]
+    semantic: list[tuple[int, float]]
+    query_vector: Any
+    best_similarity: float | None
+    similarity_gap: float | None
+    exact_ids: list[int]
+    named_ids: list[int]
+    units: dict[int, UnitRow]
+    keep: set[int]
+    never_embedded: set[int]
+
+
+def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str | None, language: str | None,
+            for_files: bool) -> _Candidates:
+    """The candidates of both lists with both scores (the query embedded once, waiting units on the spot)."""
     intent = read_intent(query)
     question = intent.kind != "identifier"
     words = query_words(query)
@@ -190,15 +216,40 @@ def rank(
     ids = {uid for uid, _ in lexical} | {uid for uid, _ in semantic} | set(exact_ids) | set(named_ids)
     units = store.units_by_ids(ids)
     keep = {uid for uid, u in units.items() if _passes(u, path_glob, language)}
-
-    results: dict[int, Result] = {}
     lexical = [(u, s) for u, s in lexical if u in keep]
     semantic = [(u, s) for u, s in semantic if u in keep]
-    weights = _weights(intent)
     never = _never_embedded(store, {uid for uid, _ in lexical} - {uid for uid, _ in semantic}) \
         if query_vector is not None and NO_EMBED_MEANING != 1.0 else set()
+    return _Candidates(intent, words, lexical, semantic, query_vector, best_similarity, similarity_gap, exact_ids,
+                       named_ids, units, keep, never)
+
+
+def _ranked(
+    store: Store,
+    query: str,
+    found: _Candidates,
+    *,
+    depth: int,
+    embedder: Embedder | None,
+    path_glob: str | None,
+    language: str | None,
+    fusion: str,
+    weights: tuple[float, float],
+    use_graph: bool = True,
+    with_confidence: bool = True,
+) -> list[Result]:
+    """The candidates scored with these fusion weights, lifted, weighed and arranged (every step in order).
+
+    ``with_confidence`` False skips the confidence (its full-text lookups) for a ranking only read for order.
+    """
+    intent, words, units, keep = found.intent, found.words, found.units, found.keep
+    lexical, semantic, query_vector = found.lexical, found.semantic, found.query_vector
+    exact_ids, named_ids = found.exact_ids, found.named_ids
+    question = intent.kind != "identifier"
+    candidates = CANDIDATES
+    results: dict[int, Result] = {}
     _fuse(results, units, lexical, semantic, fusion, impute=query_vector is not None, weights=weights,
-          never_embedded=never)
+          never_embedded=found.never_embedded)
     for uid in exact_ids:
         if uid in keep:
             r = results.setdefault(uid, Result(units[uid]))
@@ -245,6 +296,8 @@ def rank(
         answered = _graph_answers(store, intent, ranked, path_glob, language)
         if answered is not None:
             ranked = answered
+    if not with_confidence:
+        return ranked
     frequencies, covered = _word_evidence(store, words, ranked[:3])
     pieces = [embedder.word_pieces(w) if f == 0 else [] for w, f in zip(words, frequencies)] if embedder else []
     code_name = intent.kind == "identifier" and is_code_name(query.strip())
@@ -255,8 +308,8 @@ def rank(
         frequencies=frequencies,
         covered=covered,
         units=_unit_count(store) if words else 1,
-        best_similarity=best_similarity,
-        similarity_gap=similarity_gap,
+        best_similarity=found.best_similarity,
+        similarity_gap=found.similarity_gap,
         exact=exact,
         graph_answered=answered is not None,
         code_name=code_name,
