@@ -116,16 +116,37 @@ def _path_boost(results: dict[int, Result], words: list[str]) -> None:
             r.reasons.append("question words in its path")
 
 
-def _expand_graph(store: Store, results: dict[int, Result], path_glob: str | None, language: str | None) -> None:
+class GraphMemo:
+    """What one query's graph expansions looked up, kept for the next ranking of the same candidates.
+
+    ``ask --files`` scores one query's candidates three ways (fused, by words, by meaning); their seeds
+    overlap, and resolving a call (imports, declared types) is most of an expansion's time.
+    """
+
+    def __init__(self) -> None:
+        self.definitions: dict[str, list[UnitRow]] = {}
+        self.runs: dict[tuple[str, str, int], list[UnitRow]] = {}
+
+    def resolved(self, store: Store, target: str, full: str, origin: UnitRow) -> list[UnitRow]:
+        """:func:`hookgraph.search.graph.resolve_call`, remembered."""
+        key = (target, full, origin.id)
+        runs = self.runs.get(key)
+        if runs is None:
+            runs = self.runs[key] = resolve_call(store, target, full, origin, self.definitions)
+        return runs
+
+
+def _expand_graph(store: Store, results: dict[int, Result], path_glob: str | None, language: str | None,
+                  memo: GraphMemo | None = None) -> None:
     """Let the best hits lift what they call and what calls them."""
     seeds = sorted(results.values(), key=lambda r: -r.score)[:GRAPH_SEEDS]
     seed_ids = [r.unit.id for r in seeds]
     seed_score = {r.unit.id: r.score for r in seeds}
     flows: dict[int, float] = {}
-    cache: dict[str, list[UnitRow]] = {}
+    memo = memo or GraphMemo()
     # Callees: what a seed calls, resolved to definitions.
     for source, _kind, target, full, _line in store.edges_from(seed_ids, "calls"):
-        for callee in resolve_call(store, target, full, results[source].unit, cache):
+        for callee in memo.resolved(store, target, full, results[source].unit):
             flows[callee.id] = max(flows.get(callee.id, 0.0), GRAPH_DECAY * seed_score[source])
     # Callers: units whose calls resolve to a seed.
     names = list({results[s].unit.name for s in seed_ids})
@@ -135,7 +156,7 @@ def _expand_graph(store: Store, results: dict[int, Result], path_glob: str | Non
         origin = origins.get(source)
         if origin is None:
             continue
-        hit = [seed_score[u.id] for u in resolve_call(store, target, full, origin, cache) if u.id in seed_score]
+        hit = [seed_score[u.id] for u in memo.resolved(store, target, full, origin) if u.id in seed_score]
         if hit:
             flows[source] = max(flows.get(source, 0.0), GRAPH_DECAY * max(hit))
     flows = {uid: f for uid, f in flows.items() if uid not in seed_score}

@@ -9,7 +9,7 @@ from there at call time, so ``eval --set search.X`` and the tests change one pla
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from hookgraph.search import arrange, boosts, graph_answers, question_weights
@@ -23,6 +23,7 @@ from hookgraph.search.arrange import (
     _one_per_name,
 )
 from hookgraph.search.boosts import (
+    GraphMemo,
     _exact_above_the_rest,
     _exact_matches,
     _expand_graph,
@@ -181,6 +182,8 @@ class _Candidates:
     units: dict[int, UnitRow]
     keep: set[int]
     never_embedded: set[int]
+    #: Calls resolved by one scoring's graph expansion, reused by the next.
+    graph_memo: GraphMemo = field(default_factory=GraphMemo)
 
 
 def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str | None, language: str | None,
@@ -265,7 +268,7 @@ def _ranked(
     if question and (boosts.PATH_BOOST or boosts.FOLDER_BOOST):
         _path_boost(results, words)
     if use_graph and results:
-        _expand_graph(store, results, path_glob, language)
+        _expand_graph(store, results, path_glob, language, found.graph_memo)
     if question:
         for r in results.values():
             factor, why = secondary_weight(r.unit)
