@@ -84,9 +84,22 @@ def retry_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
 
 
 def test_the_file_named_after_the_subject_is_lifted(retry_repo: Path, embedder, monkeypatch) -> None:
-    """FILE_PATH_SHARE: ``retry.py`` holds the retry policy with no word of prose; ``client.py`` talks about it."""
+    """FILE_PATH_SHARE: ``retry.py`` holds the retry policy with no word of prose; ``client.py`` talks about it.
+
+    The lift is shown on one folded ranking (``FILES_BY_EACH_HALF`` off), where it decides the order; with
+    the file fusion each half is folded the same way and the lift still raises ``retry.py``'s score.
+    """
     question = "retry attempts and the wait between them"
+
+    def score_of_retry() -> float:
+        return {f.path: f.score for f in search_files(store, question, top=2, embedder=embedder)}["retry.py"]
+
     with Store(retry_repo / ".hookgraph" / "index.db") as store:
+        fused = score_of_retry()
+        monkeypatch.setattr(files_module, "FILE_PATH_SHARE", 0.0)
+        assert score_of_retry() < fused
+        monkeypatch.undo()
+        monkeypatch.setattr(ranking_module, "FILES_BY_EACH_HALF", False)
         files = search_files(store, question, top=2, embedder=embedder)
         assert files[0].path == "retry.py" and "question words in its path" in files[0].reasons
         monkeypatch.setattr(files_module, "FILE_PATH_SHARE", 0.0)
@@ -204,3 +217,44 @@ def test_a_name_the_code_writes_but_no_unit_is_named_is_strong(tmp_path: Path, e
         assert answer_match(search_module.search(store, "HttpRetryPolicy", embedder=embedder)) == "weak"
         monkeypatch.setattr(confidence_module, "SPELLED_CONFIDENCE", confidence_module.NO_EXACT_CONFIDENCE)
         assert answer_match(search_module.search(store, "HttpTimeout", embedder=embedder)) == "weak"
+
+
+def _file(path: str, score: float, weight: float = 1.0) -> files_module.FileResult:
+    return files_module.FileResult(path, "python", score * weight, weight=weight)
+
+
+def test_a_file_both_halves_find_comes_before_one_that_only_one_half_finds() -> None:
+    """fuse_file_rankings: ``store.py`` is second by words and second by meaning; each half's first file is
+    found by that half alone. Folded from one fused unit ranking, a single strong unit decided instead."""
+    by_words = [_file("parser.py", 2.0), _file("store.py", 1.6)]
+    by_meaning = [_file("cache.py", 1.0), _file("store.py", 0.9), _file("parser.py", 0.1)]
+    files = files_module.fuse_file_rankings(by_words, by_meaning, [], top=3)
+    assert [f.path for f in files] == ["store.py", "parser.py", "cache.py"]
+    assert files[0].score == pytest.approx(0.5 * 1.6 / 2.0 + 0.5 * 0.9 / 1.0)
+
+
+def test_what_a_file_is_weighs_after_the_fusion_not_inside_each_half() -> None:
+    """A data file whose comments repeat the question is first by words even at half weight; its share of
+    the words' best is taken before the factor, so the code file the meaning prefers stays first."""
+    by_words = [_file("retries.yaml", 1.4, weight=0.5), _file("client.py", 0.1)]
+    by_meaning = [_file("client.py", 1.4), _file("retries.yaml", 0.9, weight=0.5)]
+    files = files_module.fuse_file_rankings(by_words, by_meaning, [], top=2)
+    assert [f.path for f in files] == ["client.py", "retries.yaml"]
+    assert files[1].score == pytest.approx(0.5 * (0.5 * 1.0 + 0.5 * 0.9 / 1.4))
+
+
+def test_the_fused_files_keep_the_units_the_fused_unit_ranking_found() -> None:
+    """The file shown (its units, its reasons) is the one folded from the fused unit ranking."""
+    shown = _file("store.py", 0.7)
+    shown.reasons.append("several units answer")
+    files = files_module.fuse_file_rankings([_file("store.py", 1.0)], [_file("store.py", 1.0)], [shown], top=1)
+    assert files[0] is shown and files[0].score == pytest.approx(1.0)
+
+
+def test_files_are_one_ranking_by_words_without_vectors(retry_repo: Path, monkeypatch) -> None:
+    """With no model (``--no-semantic``) there is nothing to fuse: the fold of the words ranking, as before."""
+    question = "retry attempts and the wait between them"
+    with Store(retry_repo / ".hookgraph" / "index.db") as store:
+        plain = [(f.path, f.score) for f in search_files(store, question, top=2)]
+        monkeypatch.setattr(ranking_module, "FILES_BY_EACH_HALF", False)
+        assert [(f.path, f.score) for f in search_files(store, question, top=2)] == plain

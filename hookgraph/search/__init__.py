@@ -93,6 +93,7 @@ from hookgraph.search.ranking import (
                                       CANDIDATES,
                                       NO_EMBED_MEANING,
                                       COMPLETE_SCORES,
+                                      FILES_BY_EACH_HALF,
                                       FILES_DEPTH,
                                       FUSION,
                                       IDENTIFIER_LEXICAL_WEIGHT,
@@ -119,7 +120,7 @@ __all__ = ["Result", "FileResult", "search", "search_files", "answer_match", "qu
            # the ranking constants, each read from its home module (see above)
            "AMBIGUOUS_CALL", "CANDIDATES", "NO_EMBED_MEANING", "CHANGELOG_WEIGHT", "COHERENCE", "COMPLETE_SCORES",
            "DECLARATIONS_AFTER_WINDOW", "DECLARATIONS_GIVE_WAY", "DEDUP_CONTAINERS", "DEFINITIONS_FIRST",
-           "DEFINITION_BOOST", "DOC_WEIGHT", "EXACT_MARGIN", "FALLBACK_WEIGHT", "FILES_DEPTH", "FOLDER_BOOST",
+           "DEFINITION_BOOST", "DOC_WEIGHT", "EXACT_MARGIN", "FALLBACK_WEIGHT", "FILES_BY_EACH_HALF", "FILES_DEPTH", "FOLDER_BOOST",
            "FREQUENCY_CAP", "FUSION", "GRAPH_ANSWERS", "GRAPH_DECAY", "GRAPH_SEEDS", "IDENTIFIER_LEXICAL_WEIGHT",
            "IDENTIFIER_SEMANTIC_WEIGHT", "KEYWORD_BOOST", "KEYWORD_MODULE", "LEXICAL_DEPTH", "LEXICAL_WEIGHT",
            "ON_THE_SPOT", "ON_THE_SPOT_SECONDS", "PATH_BOOST", "PATH_CANDIDATE_FILES", "PATH_CANDIDATE_UNITS",
