@@ -258,3 +258,41 @@ def test_files_are_one_ranking_by_words_without_vectors(retry_repo: Path, monkey
         plain = [(f.path, f.score) for f in search_files(store, question, top=2)]
         monkeypatch.setattr(ranking_module, "FILES_BY_EACH_HALF", False)
         assert [(f.path, f.score) for f in search_files(store, question, top=2)] == plain
+
+
+ADAPTER_KINDS = ["map", "list", "enum", "date", "number", "array", "object", "tree", "set", "queue", "byte", "char"]
+
+
+def test_a_path_word_many_candidate_files_carry_lifts_each_less() -> None:
+    """path_word_weights: 12 files carry "type", "adapter" and "factory" in their names, one carries "registry"."""
+    paths = [f"adapters/{k}_type_adapter_factory.py" for k in ADAPTER_KINDS] + ["registry.py"]
+    weights = files_module.path_word_weights(["type", "adapter", "factories", "registry"], paths)
+    assert weights["type"] == weights["adapter"] == weights["factories"] == pytest.approx(6 / 12)
+    assert weights["registry"] == 1.0
+
+
+def test_the_builder_stands_further_above_the_files_named_after_the_words(tmp_path: Path, embedder,
+                                                                           monkeypatch) -> None:
+    """PATH_WORD_COMMON: "type adapter factories" names twelve factory files; the answer to how they are
+    registered is the builder, and their shared name lifts each of them less."""
+    files = {f"adapters/{k}_type_adapter_factory.py":
+             f'class {k.title()}TypeAdapterFactory:\n    """Makes the type adapter for {k} values."""\n\n'
+             f"    def create(self, kind):\n        return {k.title()}Adapter()\n" for k in ADAPTER_KINDS}
+    files["builder.py"] = (
+        "class Builder:\n    def __init__(self):\n        self.factories = []\n\n"
+        "    def register_type_adapter_factory(self, factory):\n"
+        '        """Register a type adapter factory; factories are asked in order, the first that knows the type'
+        ' wins."""\n        self.factories.append(factory)\n        return self\n')
+    repo = make_repo(tmp_path / "r", files)
+    index_now(repo, embedder)
+    question = "how type adapter factories are registered and selected for a given type"
+
+    def lead() -> float:
+        ranked = search_files(store, question, top=3, embedder=embedder)
+        assert ranked[0].path == "builder.py"
+        return ranked[0].score - ranked[1].score
+
+    with Store(repo / ".hookgraph" / "index.db") as store:
+        shipped = lead()
+        monkeypatch.setattr(files_module, "PATH_WORD_COMMON", 0)
+        assert lead() < shipped

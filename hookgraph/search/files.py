@@ -77,6 +77,12 @@ FILE_STEM_COVER = 0.5
 #: the next two units' scores (FILE_COHERENCE 0.3): filebench 0.833 without that rule, 0.828 with it.
 #: 0.5 measured again in session 16 (filebench complete +0.004, eval/ file questions -0.009): not kept.
 FILE_SUM_SHARE = 0.3
+#: A question word that many candidate files carry in their paths tells them apart less (gson's twenty
+#: ``*TypeAdapter*`` files for "type adapter factories", where the answer is ``GsonBuilder.java``): in the
+#: path lift each matched word counts min(1, PATH_WORD_COMMON / candidate files whose path matches it), not
+#: 1; 0: every word counts 1. Session 19, with the file fusion: filebench 0.848 / 0.869 -> 0.850 / 0.871,
+#: eval/'s file questions 0.836 -> 0.841; 4 and 10 within 0.005 of 6 on both (eval/RESULTS.md).
+PATH_WORD_COMMON = 6
 
 #: In fusing the file ranking by words with the one by meaning (:func:`fuse_file_rankings`), the words'
 #: share; the rest is meaning's. Equal halves, no tuning: 0.4 / 0.6 measured 0.869 / 0.834 and 0.867 / 0.837
@@ -120,6 +126,7 @@ def rank_files(results: list[Result], words: list[str], *, top: int = 10, units_
     sums = {path: sum(max(m.score, 0.0) for m in members) for path, members in by_path.items()}
     top_sum = max(sums.values(), default=0.0) or 1.0
     share = FILE_PATH_SHARE if question else FILE_PATH_SHARE_IDENTIFIER
+    word_weight = path_word_weights(words, list(by_path)) if share and words else {}
     for path, members in by_path.items():
         members = sorted(members, key=lambda r: -r.score)
         best = members[0]
@@ -133,7 +140,8 @@ def rank_files(results: list[Result], words: list[str], *, top: int = 10, units_
             hit = matched_words(words, pw.stem | pw.folders)
             if hit:
                 covered = len(matched_words(words, pw.stem)) / max(len(pw.stem), 1)
-                f.score += share * top_unit * len(hit) / len(words) * (1 - FILE_STEM_COVER + FILE_STEM_COVER * covered)
+                weight = sum(word_weight.get(w, 1.0) for w in hit)
+                f.score += share * top_unit * weight / len(words) * (1 - FILE_STEM_COVER + FILE_STEM_COVER * covered)
                 f.reasons.append("question words in its path")
         factor, why = file_weight(best.unit.language, {m.unit.kind for m in members})
         if factor != 1.0:
@@ -178,6 +186,22 @@ def fuse_file_rankings(by_words: list[FileResult], by_meaning: list[FileResult],
         f.score = score[path]
         out.append(f)
     return out
+
+
+def path_word_weights(words: list[str], paths: list[str]) -> dict[str, float]:
+    """Each matched question word's weight in the path lift: lower when many candidate files carry it.
+
+    Counted over the candidate files (the question's own neighbourhood), not the whole repository: a word
+    all over the paths of the files the question reached is what fails to tell them apart there.
+    """
+    if not PATH_WORD_COMMON:
+        return {}
+    carriers: dict[str, int] = {}
+    for path in paths:
+        pw = path_words(path)
+        for w in matched_words(words, pw.stem | pw.folders):
+            carriers[w] = carriers.get(w, 0) + 1
+    return {w: min(1.0, PATH_WORD_COMMON / n) for w, n in carriers.items()}
 
 
 def sources_before_headers(files: list[FileResult]) -> list[FileResult]:
