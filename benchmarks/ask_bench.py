@@ -99,7 +99,7 @@ def db_bytes(repo: Path) -> int:
     return path.stat().st_size
 
 
-def in_process(repo: Path, queries: list[str], runs: int) -> dict[str, list[float]]:
+def in_process(repo: Path, queries: list[str], runs: int, files: bool = False) -> dict[str, list[float]]:
     """Search times with the model loaded, split by step (seconds)."""
     from hookgraph import search as search_mod
     from hookgraph.embed.choice import embedder_for_repo
@@ -127,7 +127,10 @@ def in_process(repo: Path, queries: list[str], runs: int) -> dict[str, list[floa
             for q in queries:
                 step.clear()
                 t = time.perf_counter()
-                search_mod.search(store, q, top=10, embedder=embedder)
+                if files:
+                    search_mod.search_files(store, q, top=10, embedder=embedder)
+                else:
+                    search_mod.search(store, q, top=10, embedder=embedder)
                 total = time.perf_counter() - t
                 times["total"].append(total)
                 for k in ("embed", "fts", "knn"):
@@ -137,12 +140,13 @@ def in_process(repo: Path, queries: list[str], runs: int) -> dict[str, list[floa
     return times
 
 
-def new_process(repo: Path, queries: list[str], runs: int) -> tuple[list[float], list[float]]:
+def new_process(repo: Path, queries: list[str], runs: int, files: bool = False) -> tuple[list[float], list[float]]:
     walls, peaks = [], []
     for _ in range(runs):
         for q in queries:
             # exit 1 is "no strong match" (the pseudo-random vectors make any verdict possible): still an answer
-            m = measured([PYTHON, "-m", "hookgraph.cli", "ask", q, "--json"], repo, check=False)
+            m = measured([PYTHON, "-m", "hookgraph.cli", "ask", q, "--json", *(["--files"] if files else [])], repo,
+                         check=False)
             if m.returncode not in (0, 1):
                 raise SystemExit(f"ask {q!r} failed ({m.returncode}): {m.stderr.strip()[-300:]}")
             json.loads(m.stdout)
@@ -157,6 +161,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--keep", type=Path, help="build the repositories here and keep them (reused next time)")
     parser.add_argument("--no-write", action="store_true")
+    parser.add_argument("--files", action="store_true", help="ask --files (files ranked by each half, fused)")
     args = parser.parse_args()
     precompile()
     load_before = load()
@@ -167,8 +172,8 @@ def main() -> None:
         repo, units, build_seconds, identifiers = build(work, size)
         queries = QUESTIONS + identifiers
         size_bytes = db_bytes(repo)
-        inproc = in_process(repo, queries, args.runs)
-        walls, peaks = new_process(repo, queries, args.runs)
+        inproc = in_process(repo, queries, args.runs, args.files)
+        walls, peaks = new_process(repo, queries, args.runs, args.files)
         row = {"size": size, "units": units, "build": build_seconds, "bytes": size_bytes, "queries": len(queries),
                "inproc": inproc, "walls": walls, "peaks": peaks}
         rows.append(row)
@@ -179,7 +184,7 @@ def main() -> None:
     section = render(rows, args, machine_line(machine(), load_before))
     print(section)
     if not args.no_write:
-        write_section("ask", section)
+        write_section("ask --files" if args.files else "ask", section)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -191,9 +196,10 @@ def render(rows: list[dict], args: argparse.Namespace, machine_text: str) -> str
     target_new = {10000: 0.5}
     target_in = {10000: 0.05, 100000: 0.3}
     lines = [
-        "## ask",
+        "## ask --files" if args.files else "## ask",
         "",
-        f"Command: `python benchmarks/ask_bench.py --sizes {args.sizes} --runs {args.runs}` "
+        f"Command: `python benchmarks/ask_bench.py --sizes {args.sizes} --runs {args.runs}"
+        f"{' --files' if args.files else ''}` "
         f"({time.strftime('%Y-%m-%d')}); each size asks {rows[0]['queries'] if rows else 0} queries "
         f"(3 questions, a function name, a `Class.method`) {args.runs} times; medians (p50) over all of them.",
         machine_text,
@@ -221,9 +227,10 @@ def render(rows: list[dict], args: argparse.Namespace, machine_text: str) -> str
         )
     lines += [
         "",
-        "New process: the whole `hookgraph ask QUERY --json` (Python start-up, imports, model load, query "
-        "embedding, search, the freshness check against HEAD, JSON output). In-process: "
-        "`hookgraph.search.search(store, query, embedder=...)` with the store open and the model loaded. "
+        f"New process: the whole `hookgraph ask QUERY --json{' --files' if args.files else ''}` (Python start-up, "
+        "imports, model load, query embedding, search, the freshness check against HEAD, JSON output). In-process: "
+        f"`hookgraph.search.{'search_files' if args.files else 'search'}(store, query, embedder=...)` with the "
+        "store open and the model loaded. "
         "The split is measured inside the same calls (step medians do not add up to the total median exactly).",
         "",
     ]
