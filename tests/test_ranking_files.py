@@ -296,3 +296,13 @@ def test_the_builder_stands_further_above_the_files_named_after_the_words(tmp_pa
         shipped = lead()
         monkeypatch.setattr(files_module, "PATH_WORD_COMMON", 0)
         assert lead() < shipped
+
+
+def test_the_fusion_still_puts_a_source_before_its_header() -> None:
+    """Both halves put ``ring.h`` first (its comments hold the words); ``ring.c`` implements it and takes
+    the header's place, as in one folded ranking (SOURCE_BEFORE_HEADER)."""
+    by_words = [_file("include/ring.h", 1.0), _file("src/ring.c", 0.5)]
+    by_meaning = [_file("include/ring.h", 1.0), _file("src/ring.c", 0.9)]
+    files = files_module.fuse_file_rankings(by_words, by_meaning, [], top=2)
+    assert [f.path for f in files] == ["src/ring.c", "include/ring.h"]
+    assert files[0].score >= files[1].score

@@ -169,7 +169,7 @@ def fuse_file_rankings(by_words: list[FileResult], by_meaning: list[FileResult],
     (documentation, data, tests): shares are taken of scores before that factor, or a YAML file whose
     comments repeat the question would be "the best by words" at full share however little it is worth.
     The file itself, its units and reasons, is taken from ``shown`` (the files of the fused unit ranking)
-    where it is there.
+    where it is there. A source file still goes just before a same-stem header that the fusion put above it.
     """
     score: dict[str, float] = {}
     for share, ranking in ((FILE_WORDS_SHARE, by_words), (1.0 - FILE_WORDS_SHARE, by_meaning)):
@@ -181,11 +181,13 @@ def fuse_file_rankings(by_words: list[FileResult], by_meaning: list[FileResult],
     for path in score:
         score[path] *= files[path].weight
     out = []
-    for path in sorted(score, key=lambda p: (-score[p], p))[:top]:
+    for path in sorted(score, key=lambda p: (-score[p], p)):
         f = files[path]
         f.score = score[path]
         out.append(f)
-    return out
+    if SOURCE_BEFORE_HEADER:
+        out = sources_before_headers(out)
+    return out[:top]
 
 
 def path_word_weights(words: list[str], paths: list[str]) -> dict[str, float]:
