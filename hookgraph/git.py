@@ -12,10 +12,12 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import signal
 import stat
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NoReturn
 
 #: Variables git sets inside hooks. They must reach git when we operate on the
 #: repository the hook runs for (``GIT_INDEX_FILE`` is the index being
@@ -102,6 +104,8 @@ def run(args: list[str], cwd: Path | str, *, input: bytes | None = None, check: 
         )
     except FileNotFoundError:
         raise GitError("git is not installed or not on PATH") from None
+    if proc.returncode == -signal.SIGINT:  # Ctrl-C reached git first (one process group): we are interrupted
+        raise KeyboardInterrupt
     if check and proc.returncode != 0:
         message = _decode(proc.stderr).strip().splitlines()
         dubious = [line for line in message if "dubious ownership" in line]  # the cause, not git's last hint line
@@ -214,6 +218,7 @@ def untracked_files(root: Path) -> list[str]:
     return [_decode(p) for p in out.split(b"\0") if p]
 
 
+_SIGNAL_NUMBERS = frozenset(int(s) for s in signal.Signals)
 _OBJECT_NAME = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
@@ -255,9 +260,14 @@ class BlobReader:
             return None
         proc = self._start()
         assert proc.stdin is not None and proc.stdout is not None
-        proc.stdin.write(sha.encode() + b"\n")
-        proc.stdin.flush()
+        try:
+            proc.stdin.write(sha.encode() + b"\n")
+            proc.stdin.flush()
+        except BrokenPipeError:
+            self._gone(proc)
         header = proc.stdout.readline()
+        if not header:  # end of output: the process is gone, not the object
+            self._gone(proc)
         parts = header.split()
         if len(parts) < 3 or parts[1] == b"missing":
             return None
@@ -271,6 +281,21 @@ class BlobReader:
         data = proc.stdout.read(size)
         proc.stdout.read(1)  # the newline after each object
         return data
+
+    def _gone(self, proc: subprocess.Popen[bytes]) -> NoReturn:
+        """``git cat-file`` ended under us: the user's Ctrl-C (it is in the terminal's process group too and
+        may die of it before we hear of it) is an interruption; anything else is a git error, never a
+        blob that looks missing."""
+        self._proc = None
+        try:
+            code = proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            code = proc.wait()
+        if code == -signal.SIGINT:
+            raise KeyboardInterrupt
+        how = f"killed by {signal.Signals(-code).name}" if code < 0 and -code in _SIGNAL_NUMBERS else f"exit {code}"
+        raise GitError(f"git cat-file --batch ended while reading blobs ({how}) in {self._root}")
 
     def close(self) -> None:
         if self._proc is not None:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import subprocess
 from pathlib import Path
 
@@ -53,6 +54,34 @@ def test_blob_reader_reads_many_blobs_through_one_process(tmp_path: Path) -> Non
         for path, entry in tree.items():
             assert reader.read(entry.blob) == files[path].encode()
         assert reader.read("0" * 40) is None
+
+
+def test_a_blob_reader_whose_git_was_interrupted_is_interrupted_not_missing_a_blob(tmp_path: Path) -> None:
+    """Ctrl-C reaches ``git cat-file`` too (one process group) and it may die before Python hears of it: the
+    next read is a KeyboardInterrupt (the hook's one "interrupted" line), not a broken pipe reported as the
+    hook's own failure, and never None as if the blob were missing. Another death is a GitError."""
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n", "b.py": "y = 2\n"})
+    tree = g.tree_map(repo)
+    a, b = tree["a.py"].blob, tree["b.py"].blob
+    for sig, raised in ((signal.SIGINT, KeyboardInterrupt), (signal.SIGKILL, g.GitError)):
+        with g.BlobReader(repo) as reader:
+            assert reader.read(a) == b"x = 1\n"
+            proc = reader._proc
+            assert proc is not None
+            proc.send_signal(sig)
+            proc.wait()
+            with pytest.raises(raised):
+                reader.read(b)
+            assert reader.read(b) == b"y = 2\n"  # a new process for the next read
+
+
+def test_a_git_command_that_dies_of_ctrl_c_is_an_interruption(tmp_path: Path) -> None:
+    """git.run: a git that a Ctrl-C killed (here an alias that sends SIGINT to its git) is KeyboardInterrupt,
+    not a GitError the hook would report as its own failure; another failure stays a GitError."""
+    with pytest.raises(KeyboardInterrupt):
+        g.run(["-c", "alias.interrupted=!kill -INT $PPID", "interrupted"], tmp_path)
+    with pytest.raises(g.GitError):
+        g.run(["-c", "alias.failed=!exit 3", "failed"], tmp_path)
 
 
 def test_odd_file_names_round_trip(tmp_path: Path) -> None:
