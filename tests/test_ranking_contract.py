@@ -137,6 +137,35 @@ def test_the_similarity_gap_is_read_from_the_nearest_vectors(app: Path, embedder
     assert lexical[0].features["similarity_gap"] == NO_VECTOR_GAP
 
 
+def test_while_vectors_are_on_their_way_the_similarity_evidence_is_what_was_embedded(tmp_path: Path, embedder,
+                                                                                     monkeypatch) -> None:
+    """Right after a sync, and while the queue is worked through, the unit that answers may have no vector
+    yet: its similarity, computed on the spot, is the evidence (not the nearest of the units that happen to
+    have one), and with fewer vectors than the gap's rank and more waiting there is no gap to read."""
+    from hookgraph.embed.queue import drain
+    from hookgraph.search import confidence
+    from hookgraph.sync import read_target, sync
+
+    monkeypatch.setattr(ranking_module, "ON_THE_SPOT_SECONDS", 60.0)  # a busy machine still embeds all 8
+    extra = {f"extra/step{i}.py": f'def step_{i}(value):\n    """Add {i} to the value."""\n    return value + {i}\n'
+             for i in range(30)}
+    repo = make_repo(tmp_path / "app", {**FILES, **extra})
+    sync(repo, read_target(repo, "head"), embedder=embedder)
+    question = "download a page and try again when the network fails"
+    with Store(db_path(repo)) as store:
+        nothing_yet = search(store, question, embedder=embedder)[0].features
+    assert nothing_yet["similarity"] != confidence.NO_VECTOR_SIMILARITY  # the answer's own, embedded on the spot
+    assert nothing_yet["similarity_gap"] == confidence.NO_VECTOR_GAP
+    drain(db_path(repo), embedder, max_batches=1)
+    with Store(db_path(repo)) as store:
+        assert store.has_pending()
+        nearest = [1.0 - d for _, d in store.knn(embedder.embed_query(question), 100)]
+        some = search(store, question, embedder=embedder)[0].features
+    assert 0 < len(nearest) < confidence.GAP_RANK
+    assert some["similarity"] >= max(nearest) and some["similarity"] == pytest.approx(nothing_yet["similarity"])
+    assert some["similarity_gap"] == confidence.NO_VECTOR_GAP
+
+
 def test_the_model_vocabulary_tells_names_from_plain_words(app: Path, embedder) -> None:
     from hookgraph.search.confidence import reads_as_name
 

@@ -22,9 +22,11 @@ from what the query showed as a whole, by three rules and one fitted model:
   units), how much of the question's specificity the
   best of the top three units covers (each word weighted by its inverse
   document frequency, a word the index does not know as the rarest), the
-  best cosine similarity of the question to any unit, and how far that best
-  similarity stands above the :data:`GAP_RANK`-th best (without vectors, as
-  with ``--no-semantic``, typical values for both: no evidence either way).
+  best cosine similarity of the question to any unit (units embedded on the
+  spot included), and how far that best similarity stands above the
+  :data:`GAP_RANK`-th best (without vectors, as with ``--no-semantic``,
+  typical values for both: no evidence either way; while fewer units than
+  that have vectors and more wait for one, a typical gap).
   A question about something the project has meets a few units that are
   much closer than the rest; one about something it lacks meets a crowd of
   units all about as near (the project's own subject), however near that

@@ -43,12 +43,14 @@ def _unit_count(store: Store) -> int:
     return int(row[0] or 1) if row else 1
 
 
-def _similarity_gap(similarities: list[float]) -> float | None:
-    """The best similarity less the ``GAP_RANK``-th best (or the last): how far the nearest stand out."""
+def _similarity_gap(similarities: list[float], best: float | None = None) -> float | None:
+    """The best similarity less the ``GAP_RANK``-th best of the nearest vectors (or their last): how far the
+    nearest stand out. ``best`` may be higher than any of ``similarities``: a unit embedded on the spot."""
     if not similarities:
         return None
     ranked = sorted(similarities, reverse=True)
-    return ranked[0] - ranked[min(_confidence.GAP_RANK, len(ranked)) - 1]
+    top = max(ranked[0], best) if best is not None else ranked[0]
+    return top - ranked[min(_confidence.GAP_RANK, len(ranked)) - 1]
 
 
 def _word_evidence(store: Store, words: list[str], top: list[Result]) -> tuple[list[int], list[list[bool]]]:

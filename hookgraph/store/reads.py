@@ -206,6 +206,10 @@ class StoreReads(StoreBase):
         """Distinct texts waiting for a vector."""
         return self.integer("SELECT count(*) FROM pending")
 
+    def has_pending(self) -> bool:
+        """Whether any text waits for a vector (one row read, whatever the queue's length)."""
+        return self.integer("SELECT count(*) FROM (SELECT 1 FROM pending LIMIT 1)") > 0
+
     def next_pending(self, limit: int) -> list[tuple[bytes, str, str]]:
         """The next ``limit`` queued texts ``(hash, language, text)``: hooks' texts first, then in order."""
         rows = cast("list[tuple[bytes, str, str]]", self.db.execute(  # BLOB PRIMARY KEY, TEXT NOT NULL x2
