@@ -47,6 +47,14 @@ class GitError(Exception):
     """A git command failed; the message is one line fit for the user."""
 
 
+def signal_name(number: int) -> str:
+    """``SIGINT`` for 2: how a process that died of a signal is named in messages."""
+    try:
+        return signal.Signals(number).name
+    except ValueError:
+        return f"signal {number}"
+
+
 def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
 
@@ -218,7 +226,6 @@ def untracked_files(root: Path) -> list[str]:
     return [_decode(p) for p in out.split(b"\0") if p]
 
 
-_SIGNAL_NUMBERS = frozenset(int(s) for s in signal.Signals)
 _OBJECT_NAME = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
@@ -294,7 +301,7 @@ class BlobReader:
             code = proc.wait()
         if code == -signal.SIGINT:
             raise KeyboardInterrupt
-        how = f"killed by {signal.Signals(-code).name}" if code < 0 and -code in _SIGNAL_NUMBERS else f"exit {code}"
+        how = f"killed by {signal_name(-code)}" if code < 0 else f"exit {code}"
         raise GitError(f"git cat-file --batch ended while reading blobs ({how}) in {self._root}")
 
     def close(self) -> None:

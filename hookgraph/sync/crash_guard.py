@@ -35,6 +35,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import IO
 
+from hookgraph.git import signal_name
+
 __all__ = ["Crash", "left_out_warning", "note", "run_guarded", "run_leaving_out_crashes", "SKIP_STATUS"]
 
 #: The status a file that crashed the parser is stored with (``files.status``).
@@ -165,7 +167,7 @@ def run_guarded(work: Callable[[], int], *, own_output: bool = True) -> int | Cr
         if os.WIFEXITED(status):
             return os.WEXITSTATUS(status)
         number = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
-        crash = Crash(_signal_name(number))
+        crash = Crash(signal_name(number))
         if " " in raw and crash.native:
             crash.blob, crash.path = raw.split(" ", 1)
         crash.where = _innermost_frame(trace)
@@ -232,13 +234,6 @@ def _shared_map(path: Path) -> mmap.mmap:
             os.close(fd)
     except OSError:
         return mmap.mmap(-1, BREADCRUMB_BYTES)
-
-
-def _signal_name(number: int) -> str:
-    try:
-        return signal.Signals(number).name
-    except ValueError:
-        return f"signal {number}"
 
 
 def _innermost_frame(trace: IO[bytes]) -> str | None:
