@@ -303,6 +303,9 @@ def test_the_fusion_still_puts_a_source_before_its_header() -> None:
     the header's place, as in one folded ranking (SOURCE_BEFORE_HEADER)."""
     by_words = [_file("include/ring.h", 1.0), _file("src/ring.c", 0.5)]
     by_meaning = [_file("include/ring.h", 1.0), _file("src/ring.c", 0.9)]
-    files = files_module.fuse_file_rankings(by_words, by_meaning, [], top=2)
+    source = _file("src/ring.c", 0.4)
+    source.reasons.append(files_module.HEADER_REASON)  # placed once already, in the fused unit ranking's files
+    files = files_module.fuse_file_rankings(by_words, by_meaning, [source], top=2)
     assert [f.path for f in files] == ["src/ring.c", "include/ring.h"]
     assert files[0].score >= files[1].score
+    assert files[0].reasons.count(files_module.HEADER_REASON) == 1

@@ -59,6 +59,7 @@ FILE_DATA_WEIGHT = 0.5
 FILE_TEST_WEIGHT = 0.7
 #: A header ranked above the source file of its stem gives that file its place (see the module docstring).
 SOURCE_BEFORE_HEADER = True
+HEADER_REASON = "defines what a matching header declares"
 #: Question words in a file's stem or last folders lift it by this share of the best unit's score, times the
 #: share of the question's words they are (relative to the best score, so it means the same with vectors
 #: pending or in). Filebench, vectors pending: 0 -> 0.5 / 1.0 / 1.5 / 2.0 gave 0.773 -> 0.807 / 0.815 /
@@ -220,7 +221,8 @@ def sources_before_headers(files: list[FileResult]) -> list[FileResult]:
         source = sources.get(file_stem(f.path)) if f.path.endswith(HEADER_SUFFIXES) else None
         if source is not None and source.path not in placed:
             source.score = max(source.score, f.score)
-            source.reasons.append("defines what a matching header declares")
+            if HEADER_REASON not in source.reasons:  # the fused files are placed twice (see fuse_file_rankings)
+                source.reasons.append(HEADER_REASON)
             out.append(source)
             placed.add(source.path)
         out.append(f)

@@ -146,14 +146,15 @@ def search_files(
                        language=language, fusion=FUSION, weights=weights, with_confidence=with_confidence)
 
     results = ranked(_weights(found.intent), with_confidence=True)
-    if not (FILES_BY_EACH_HALF and question and found.query_vector is not None and FUSION == "weighted"):
-        files = rank_files(results, found.words, top=top, units_per_file=units_per_file, question=question)
-    else:
+    by_each_half = FILES_BY_EACH_HALF and question and found.query_vector is not None and FUSION == "weighted"
+    if by_each_half:
         files = fuse_file_rankings(
             rank_files(ranked((1.0, 0.0)), found.words, top=FILES_DEPTH, units_per_file=units_per_file),
             rank_files(ranked((0.0, 1.0)), found.words, top=FILES_DEPTH, units_per_file=units_per_file),
             rank_files(results, found.words, top=FILES_DEPTH, units_per_file=units_per_file),
             top=top)
+    else:
+        files = rank_files(results, found.words, top=top, units_per_file=units_per_file, question=question)
     _confidence.score_files(files, results)
     return files
 
