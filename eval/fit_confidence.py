@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 from typing import Any
 
 from eval.run import EVAL_DIR, CachingEmbedder, cache_dir, index_project, load_questions
@@ -30,7 +31,7 @@ from eval.run import EVAL_DIR, CachingEmbedder, cache_dir, index_project, load_q
 L2 = 1e-3
 
 
-def collect(projects: list[str] | None = None) -> list[tuple[str, dict[str, float], int]]:
+def collect(projects: list[str] | None = None) -> list[tuple[str, dict[str, float], int, str]]:
     """``(project, features, label)`` for every tuned question whose confidence the model gives."""
     from hookgraph.embed import Embedder
     from hookgraph.search import search
@@ -45,12 +46,12 @@ def collect(projects: list[str] | None = None) -> list[tuple[str, dict[str, floa
             for q in load_questions(spec["name"]):
                 ranked = search(store, q.q, top=10, embedder=embedder)  # type: ignore[arg-type]
                 if ranked and not {"exact", "graph"} & set(ranked[0].features):
-                    rows.append((spec["name"], ranked[0].features, 0 if q.kind == "absent" else 1))
+                    rows.append((spec["name"], ranked[0].features, 0 if q.kind == "absent" else 1, q.q))
     embedder.commit()
     return rows
 
 
-def collect_filebench(bench: str) -> list[tuple[str, dict[str, float], int]]:
+def collect_filebench(bench: str) -> list[tuple[str, dict[str, float], int, str]]:
     """``("fb:REPO", features, 1)`` for every filebench question whose confidence the model gives."""
     from eval import filebench
     from hookgraph.embed import Embedder
@@ -71,7 +72,7 @@ def collect_filebench(bench: str) -> list[tuple[str, dict[str, float], int]]:
             for q in json.loads((filebench.SHARED / "annotations" / f"{name}.json").read_text()):
                 ranked = rank(store, q["query"], depth=200, embedder=embedder, for_files=True)  # type: ignore[arg-type]
                 if ranked and not {"exact", "graph"} & set(ranked[0].features):
-                    rows.append((f"fb:{name}", ranked[0].features, 1))
+                    rows.append((f"fb:{name}", ranked[0].features, 1, q["query"]))
     embedder.commit()
     return rows
 
@@ -110,13 +111,20 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--without", action="append", default=[], help="leave this feature out (repeatable)")
     parser.add_argument("--filebench", metavar="BENCH", help="add filebench's tuning questions (see above)")
     parser.add_argument("--threshold", type=float, action="append", default=[], help="also report at this threshold")
+    parser.add_argument("--rows", metavar="FILE", help="read the collected questions from FILE if it exists, "
+                        "else collect them and write them there (to try fits without ranking again)")
     args = parser.parse_args(argv)
 
-    rows = collect(args.project) + (collect_filebench(args.filebench) if args.filebench else [])
+    if args.rows and Path(args.rows).exists():
+        rows = [tuple(r) for r in json.loads(Path(args.rows).read_text())]
+    else:
+        rows = collect(args.project) + (collect_filebench(args.filebench) if args.filebench else [])
+        if args.rows:
+            Path(args.rows).write_text(json.dumps(rows))
     names = [k for k in rows[0][1] if k not in args.without]
-    x = np.array([[f[k] for k in names] for _, f, _ in rows])
-    y = np.array([label for _, _, label in rows], dtype=float)
-    where = np.array([p for p, _, _ in rows])
+    x = np.array([[f[k] for k in names] for _, f, _, _ in rows])
+    y = np.array([label for _, _, label, _ in rows], dtype=float)
+    where = np.array([p for p, _, _, _ in rows])
     left_out = np.zeros(len(rows))
     for project in sorted(set(where)):
         rest = where != project
