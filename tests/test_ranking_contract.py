@@ -854,3 +854,60 @@ def test_a_dotted_module_asked_by_its_last_part_is_an_exact_strong_match(tmp_pat
         assert ranked[0].unit.qualname == "Shop.Router" and ranked[0].exact
         assert answer_match(ranked) == "strong"
         assert not any(r.exact for r in search(store, "Route", embedder=embedder))
+
+
+PARSER = '''"""Reading the fixed-size header that starts every record."""
+
+
+def parse_header(block):
+    """Split a 16-byte header into its name and size; an empty or short block is refused."""
+    if len(block) < 16:
+        raise ValueError("header too short")
+    name = block[:8].rstrip(b"\\0").decode()
+    size = int(block[8:16].rstrip(b"\\0") or b"0", 8)
+    return name, size
+'''
+
+PARSER_TESTS = '''from parser import parse_header
+
+
+def test_a_short_header_is_refused():
+    try:
+        parse_header(b"abc")
+    except ValueError:
+        return
+    raise AssertionError("a short header was accepted")
+
+
+def test_a_header_gives_its_name_and_size():
+    assert parse_header(b"file.txt" + b"00000017") == ("file.txt", 15)
+'''
+
+
+def test_a_question_that_asks_for_tests_finds_the_test_itself(tmp_path: Path, embedder) -> None:
+    """Tests weigh less than the code they test, and have no vector (no-embed rule); asked for, they come first."""
+    repo = make_repo(tmp_path / "records", {"parser.py": PARSER, "tests/test_parser.py": PARSER_TESTS})
+    index_now(repo, embedder)
+    with Store(db_path(repo)) as store:
+        asked = search(store, "test that a short header is refused", embedder=embedder)
+        assert asked[0].unit.path == "tests/test_parser.py", [(r.unit.path, r.unit.name) for r in asked]
+        assert asked[0].unit.name == "test_a_short_header_is_refused"
+        assert "test code" not in asked[0].reasons
+        files = search_files(store, "test that a short header is refused", embedder=embedder)
+        assert files[0].path == "tests/test_parser.py", [f.path for f in files]
+        plain = search(store, "a short header is refused", embedder=embedder)
+        assert plain[0].unit.name == "parse_header", [(r.unit.path, r.unit.name) for r in plain]
+        assert any("test code" in r.reasons for r in plain if r.unit.path.startswith("tests/"))
+
+
+def test_which_questions_ask_for_tests() -> None:
+    from hookgraph.search.intent import asks_for_tests
+
+    for asked in ("test that a record claiming the maximum size overflows", "tests for the router",
+                  "where is redirect handling tested?", "which tests cover retries", "test cases of the parser"):
+        assert asks_for_tests(asked), asked
+        assert read_intent(asked).wants_tests, asked
+    for helper in ("transport for tests that answers every request", "in a test, open the cookie data",
+                   "the test client used in tests", "can I test whether a path would be handled",
+                   "marble testing: virtual time"):
+        assert not asks_for_tests(helper), helper

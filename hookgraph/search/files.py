@@ -117,8 +117,11 @@ def file_weight(language: str | None, kinds: set[str]) -> tuple[float, str]:
 
 
 def rank_files(results: list[Result], words: list[str], *, top: int = 10, units_per_file: int = 3,
-               question: bool = True) -> list[FileResult]:
-    """Distinct files from a ranked unit list, best first (see the module docstring)."""
+               question: bool = True, tests_asked: bool = False) -> list[FileResult]:
+    """Distinct files from a ranked unit list, best first (see the module docstring).
+
+    ``tests_asked``: the question asks for tests themselves (:func:`hookgraph.search.intent.asks_for_tests`),
+    so test files keep their full weight."""
     by_path: dict[str, list[Result]] = {}
     for r in results:
         by_path.setdefault(r.unit.path, []).append(r)
@@ -148,7 +151,7 @@ def rank_files(results: list[Result], words: list[str], *, top: int = 10, units_
         if factor != 1.0:
             f.weight *= factor
             f.reasons.append(why)
-        if FILE_TEST_WEIGHT != 1.0 and is_test_path(path):
+        if FILE_TEST_WEIGHT != 1.0 and not tests_asked and is_test_path(path):
             f.weight *= FILE_TEST_WEIGHT
             f.reasons.append("test code")
         f.score *= f.weight

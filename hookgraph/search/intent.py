@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Intent", "read_intent", "code_names", "looks_like_identifier"]
+__all__ = ["Intent", "read_intent", "code_names", "looks_like_identifier", "asks_for_tests"]
 
 #: A name as people type it from code, in any language's qualified spelling:
 #: ``Session.request``, ``Net::HTTP``, ``Foo#bar``, ``A\\B``, Ruby's ``check_pid!`` / ``empty?``.
@@ -59,6 +59,8 @@ class Intent:
     names: tuple[str, ...] = ()
     direction: str | None = None  # "callers" | "callees" for kind "graph"
     symbol: str | None = None
+    #: The question asks for tests themselves ("test that ...", "where is X tested?"), not for the code under test.
+    wants_tests: bool = False
 
 
 def looks_like_identifier(query: str) -> bool:
@@ -100,4 +102,19 @@ def read_intent(query: str) -> Intent:
         if m and m.group("x").rstrip("?!").lower() not in _NOT_NAMES:
             x = m.group("x")
             return Intent("graph", (x,), direction, x)
-    return Intent("question", code_names(q))
+    return Intent("question", code_names(q), wants_tests=asks_for_tests(q))
+
+
+#: Phrasings that ask for the tests themselves. "for tests" / "in a test" (a helper that tests use) do not:
+#: those ask for the code that serves the tests.
+_WANTS_TESTS = re.compile(
+    r"^\s*(?:(?:the|a|which|what|any)\s+)?(?:unit\s+|integration\s+|regression\s+)?tests?\s+"
+    r"(?:that|which|checking|checks?|covering|covers?|exercis\w*|for|of|where|asserting)\b"
+    r"|\b(?:is|are|was|were|gets?|being)\s+(?:\w+\s+){0,2}tested\b"
+    r"|\btest\s+cases?\b",
+    re.IGNORECASE)
+
+
+def asks_for_tests(question: str) -> bool:
+    """Whether a question asks for tests ("test that an overflow errors", "where is parsing tested?")."""
+    return bool(_WANTS_TESTS.search(question))

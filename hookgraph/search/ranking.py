@@ -36,7 +36,7 @@ from hookgraph.search.evidence import _similarity_gap, _spelled_in_code, _unit_c
 from hookgraph.search.files import FileResult, fuse_file_rankings, rank_files
 from hookgraph.search.graph_answers import _graph_answers
 from hookgraph.search.intent import Intent, is_code_name, read_intent
-from hookgraph.search.paths import matched_words, path_words
+from hookgraph.search.paths import is_test_path, matched_words, path_words
 from hookgraph.search.question_weights import _file_coherence, _weigh_wrappers, secondary_weight
 from hookgraph.search.result import Result, _passes, fts_query, query_words
 from hookgraph.store import Store, UnitRow
@@ -95,6 +95,11 @@ PATH_CANDIDATE_UNITS = 3
 #: filebench complete 0.864 -> 0.869 (pending 0.849 -> 0.848), eval/'s file questions 0.833 -> 0.836 (held
 #: out 0.837 -> 0.859). Without vectors (``--no-semantic``) there is one ranking, by words, as before.
 FILES_BY_EACH_HALF = True
+#: A question that asks for tests themselves ("test that an oversized record errors", "where is X tested?",
+#: :func:`hookgraph.search.intent.asks_for_tests`) takes test code at full weight, and a test's words stand in
+#: for all of its meaning (tests are never embedded, :mod:`hookgraph.embed.no_embed`), as for a unit waiting
+#: for its vector: the weights that keep tests below the code they test would bury the very answer asked for.
+ASKED_TESTS_IN_FULL = True
 
 
 def search(
@@ -147,14 +152,15 @@ def search_files(
 
     results = ranked(_weights(found.intent), with_confidence=True)
     by_each_half = FILES_BY_EACH_HALF and question and found.query_vector is not None and FUSION == "weighted"
+    tests_asked = found.intent.wants_tests and ASKED_TESTS_IN_FULL
     if by_each_half:
         files = fuse_file_rankings(
-            rank_files(ranked((1.0, 0.0)), found.words, top=FILES_DEPTH, units_per_file=units_per_file),
-            rank_files(ranked((0.0, 1.0)), found.words, top=FILES_DEPTH, units_per_file=units_per_file),
-            rank_files(results, found.words, top=FILES_DEPTH, units_per_file=units_per_file),
+            *(rank_files(ranking, found.words, top=FILES_DEPTH, units_per_file=units_per_file, tests_asked=tests_asked)
+              for ranking in (ranked((1.0, 0.0)), ranked((0.0, 1.0)), results)),
             top=top)
     else:
-        files = rank_files(results, found.words, top=top, units_per_file=units_per_file, question=question)
+        files = rank_files(results, found.words, top=top, units_per_file=units_per_file, question=question,
+                           tests_asked=tests_asked)
     _confidence.score_files(files, results)
     return files
 
@@ -254,6 +260,8 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
     semantic = [(u, s) for u, s in semantic if u in keep]
     never = _never_embedded(store, {uid for uid, _ in lexical} - {uid for uid, _ in semantic}) \
         if query_vector is not None and NO_EMBED_MEANING != 1.0 else set()
+    if intent.wants_tests and ASKED_TESTS_IN_FULL:
+        never = {uid for uid in never if not is_test_path(units[uid].path)}
     return _Candidates(intent, words, lexical, semantic, query_vector, best_similarity, similarity_gap, exact_ids,
                        named_ids, units, keep, never)
 
@@ -303,7 +311,7 @@ def _ranked(
     if question:
         for r in results.values():
             factor, why = secondary_weight(r.unit)
-            if factor != 1.0:
+            if factor != 1.0 and not (intent.wants_tests and ASKED_TESTS_IN_FULL and is_test_path(r.unit.path)):
                 r.score *= factor
                 r.reasons.append(why)
     if question and question_weights.WRAPPER_WEIGHT != 1.0:
