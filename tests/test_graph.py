@@ -197,3 +197,44 @@ impl Cache {
     }
 }
 """
+
+
+SERVER = '''import sys
+
+
+def log(message):
+    print(message)
+
+
+def parse_header(block):
+    log("parsing")
+    return block[:8]
+
+
+def check(block):
+    log("checking")
+    return len(block) == 16
+
+
+def reply(block):
+    log("replying")
+    return block
+
+
+def handle(block):
+    log("start")
+    name = parse_header(block)
+    sys.exit(0) if not check(block) else None
+    return reply(name)
+'''
+
+
+def test_callees_come_most_telling_first(tmp_path: Path, embedder) -> None:
+    """``log`` is called everywhere and first in ``handle``; the helpers only ``handle`` calls say what it does."""
+    repo = make_repo(tmp_path / "server", {"server.py": SERVER})
+    index_now(repo, embedder)
+    with Store(db_path(repo)) as store:
+        links = graph.callees(store, "handle")
+    ours = [link.unit.qualname for link in links if link.unit is not None]
+    assert ours == ["parse_header", "check", "reply", "log"], ours  # the code's order among equals
+    assert links[-1].unit is None and links[-1].name == "exit", [(link.name, link.unit) for link in links]

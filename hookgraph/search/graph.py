@@ -680,7 +680,8 @@ def callees(store: Store, symbol: str) -> list[Link]:
 
 
 def callees_of(store: Store, units: list[UnitRow]) -> list[Link]:
-    """What these units call, resolved to our definitions where we have them (None: not ours)."""
+    """What these units call, resolved to our definitions where we have them (None: not ours), most telling
+    first (see ``CALLEES_MOST_TELLING_FIRST``)."""
     by_id = {u.id: u for u in units}
     links: list[Link] = []
     seen: set[tuple[str, int, str]] = set()
@@ -695,7 +696,25 @@ def callees_of(store: Store, units: list[UnitRow]) -> list[Link]:
                 continue
             seen.add(key)
             links.append(Link(unit, target, origin.path, line, full, [] if unit else found.maybe))
-    return links
+    return _most_telling_first(store, links) if CALLEES_MOST_TELLING_FIRST else links
+
+
+#: List a unit's callees most telling first: facts before calls whose receiver is unknown or not ours, and
+#: among facts, the callee the rest of the repository calls least first (stable: the code's order among
+#: equals). A function's own collaborators (``LZ4F_writeLE32``, ``XXH32_digest``) say what it does; the
+#: logging, assert and error macros everything calls (``DEBUGLOG``, ``RETURN_ERROR_IF``) say little and came
+#: first in the code's order. eval/ callers/callees top 5: 0.979 -> 0.986 (callees 0.949 -> 0.967, top 1
+#: 0.889 -> 0.972; lz4 0.917 -> 1.000, vision-camera-ios 0.925 -> 0.950), session 20, eval/RESULTS.md.
+CALLEES_MOST_TELLING_FIRST = True
+
+
+def _most_telling_first(store: Store, links: list[Link]) -> list[Link]:
+    """The callees reordered: facts first, the least called across the repository first among them."""
+    names = sorted({link.unit.name for link in links if link.unit is not None})
+    calls: dict[str, int] = {}
+    for _source, target, _full, _line in store.edges_to(names, "calls") if names else []:
+        calls[target] = calls.get(target, 0) + 1
+    return sorted(links, key=lambda link: (link.unit is None, calls.get(link.unit.name, 0) if link.unit else 0))
 
 
 def callers(store: Store, symbol: str) -> list[Link]:
