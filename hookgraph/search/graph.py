@@ -710,10 +710,7 @@ CALLEES_MOST_TELLING_FIRST = True
 
 def _most_telling_first(store: Store, links: list[Link]) -> list[Link]:
     """The callees reordered: facts first, the least called across the repository first among them."""
-    names = sorted({link.unit.name for link in links if link.unit is not None})
-    calls: dict[str, int] = {}
-    for _source, target, _full, _line in store.edges_to(names, "calls") if names else []:
-        calls[target] = calls.get(target, 0) + 1
+    calls = store.edge_counts(sorted({link.unit.name for link in links if link.unit is not None}), "calls")
     return sorted(links, key=lambda link: (link.unit is None, calls.get(link.unit.name, 0) if link.unit else 0))
 
 
