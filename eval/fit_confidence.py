@@ -32,7 +32,7 @@ L2 = 1e-3
 
 
 def collect(projects: list[str] | None = None) -> list[tuple[str, dict[str, float], int, str]]:
-    """``(project, features, label)`` for every tuned question whose confidence the model gives."""
+    """``(project, features, label, question)`` for every tuned question whose confidence the model gives."""
     from hookgraph.embed import Embedder
     from hookgraph.search import search
     from hookgraph.store import Store
@@ -52,7 +52,7 @@ def collect(projects: list[str] | None = None) -> list[tuple[str, dict[str, floa
 
 
 def collect_filebench(bench: str) -> list[tuple[str, dict[str, float], int, str]]:
-    """``("fb:REPO", features, 1)`` for every filebench question whose confidence the model gives."""
+    """``("fb:REPO", features, 1, question)`` for every filebench question whose confidence the model gives."""
     from eval import filebench
     from hookgraph.embed import Embedder
     from hookgraph.search.ranking import rank

@@ -152,7 +152,7 @@ def search_files(
 
     results = ranked(_weights(found.intent), with_confidence=True)
     by_each_half = FILES_BY_EACH_HALF and question and found.query_vector is not None and FUSION == "weighted"
-    tests_asked = found.intent.wants_tests and ASKED_TESTS_IN_FULL
+    tests_asked = found.tests_asked
     if by_each_half:
         files = fuse_file_rankings(
             *(rank_files(ranking, found.words, top=FILES_DEPTH, units_per_file=units_per_file, tests_asked=tests_asked)
@@ -212,6 +212,8 @@ class _Candidates:
     units: dict[int, UnitRow]
     keep: set[int]
     never_embedded: set[int]
+    #: The question asks for tests themselves and tests count in full (``ASKED_TESTS_IN_FULL``).
+    tests_asked: bool
     #: Calls resolved by one scoring's graph expansion, reused by the next.
     graph_memo: GraphMemo = field(default_factory=GraphMemo)
 
@@ -260,10 +262,11 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
     semantic = [(u, s) for u, s in semantic if u in keep]
     never = _never_embedded(store, {uid for uid, _ in lexical} - {uid for uid, _ in semantic}) \
         if query_vector is not None and NO_EMBED_MEANING != 1.0 else set()
-    if intent.wants_tests and ASKED_TESTS_IN_FULL:
+    tests_asked = intent.wants_tests and ASKED_TESTS_IN_FULL
+    if tests_asked:
         never = {uid for uid in never if not is_test_path(units[uid].path)}
     return _Candidates(intent, words, lexical, semantic, query_vector, best_similarity, similarity_gap, exact_ids,
-                       named_ids, units, keep, never)
+                       named_ids, units, keep, never, tests_asked)
 
 
 def _ranked(
@@ -311,7 +314,7 @@ def _ranked(
     if question:
         for r in results.values():
             factor, why = secondary_weight(r.unit)
-            if factor != 1.0 and not (intent.wants_tests and ASKED_TESTS_IN_FULL and is_test_path(r.unit.path)):
+            if factor != 1.0 and not (found.tests_asked and is_test_path(r.unit.path)):
                 r.score *= factor
                 r.reasons.append(why)
     if question and question_weights.WRAPPER_WEIGHT != 1.0:
