@@ -23,6 +23,7 @@ def status(as_json: bool) -> None:
     from hookgraph.embed import no_embed, worker
     from hookgraph.embed.queue import progress_of
     from hookgraph.sync import freshness
+    from hookgraph.sync.target import read_target
 
     root = _root()
     rule = no_embed.load_rule(root)
@@ -30,6 +31,7 @@ def status(as_json: bool) -> None:
         warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
         parser_note = freshness.older_parser_note(store)
         fresh = freshness.against_head(root, store)
+        worktree = read_target(root, "worktree")
         queue = progress_of(store)
         stalled = worker.stall(root)
         coverage = language_coverage(store)
@@ -40,7 +42,8 @@ def status(as_json: bool) -> None:
             "fresh": fresh.fresh,
             "stale_vs_head": fresh.stale_paths,
             "stale_vs_index": freshness.against_index(root, store),
-            "stale_vs_worktree": freshness.against_worktree(root, store),
+            "stale_vs_worktree": freshness.diff_maps(store.file_map(), worktree.entries),
+            "unreadable": worktree.unreadable,
             "model": {
                 "name": store.get_meta("model_name"),
                 "file": store.get_meta("model_file"),
@@ -108,6 +111,10 @@ def status(as_json: bool) -> None:
         if paths:
             listed = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
             click.echo(f"stale vs {label}: {shown(listed)}")
+    if info["unreadable"]:
+        from hookgraph.sync.target import unreadable_line
+
+        click.echo(f"unreadable: {shown(unreadable_line(info['unreadable']))}")
     if parser_note:
         click.echo(f"parser:    {parser_note}")
     for line in info["vector_sources_refused"]:

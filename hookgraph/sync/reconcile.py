@@ -243,6 +243,11 @@ def _sync(
     full = full or reembed
     started = time.perf_counter()
     report = SyncReport(commit=target.commit)
+    if target.unreadable:  # counted and named, never taken for deleted (their old units stay)
+        from hookgraph.sync.target import unreadable_line
+
+        report.skipped["unreadable"] += len(target.unreadable)
+        report.warnings.append(unreadable_line(target.unreadable))
     path = database or db_path(root)
     _ensure_dir(path.parent, report.warnings)
     with write_lock(path.parent, timeout=lock_timeout), _open(path, full, report) as store:
