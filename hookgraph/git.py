@@ -229,6 +229,12 @@ def untracked_files(root: Path) -> list[str]:
 _OBJECT_NAME = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
+def is_object_name(text: str) -> bool:
+    """Whether ``text`` is a full object name (SHA-1 or SHA-256 hex): what a stored commit must be before
+    it is passed to git (a planted ``--output=...`` would be an option)."""
+    return bool(_OBJECT_NAME.fullmatch(text))
+
+
 class BlobReader:
     """Reads many blobs through one ``git cat-file --batch`` process.
 

@@ -31,6 +31,7 @@ def status(as_json: bool) -> None:
         warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
         parser_note = freshness.older_parser_note(store)
         fresh = freshness.against_head(root, store)
+        model_problem = freshness.model_problem(root, store)
         worktree = read_target(root, "worktree")
         queue = progress_of(store)
         stalled = worker.stall(root)
@@ -39,7 +40,8 @@ def status(as_json: bool) -> None:
             "database": str(store.path.relative_to(root)),
             "indexed_commit": fresh.indexed_commit,
             "head": fresh.head,
-            "fresh": fresh.fresh,
+            "fresh": fresh.fresh and model_problem is None,
+            "model_problem": model_problem,
             "stale_vs_head": fresh.stale_paths,
             "stale_vs_index": freshness.against_index(root, store),
             "stale_vs_worktree": freshness.diff_maps(store.file_map(), worktree.entries),
@@ -79,8 +81,11 @@ def status(as_json: bool) -> None:
     click.echo(f"index:     {info['database']} ({info['bytes'] / 1e6:.1f} MB)")
     click.echo(f"commit:    {info['indexed_commit'] or '(none)'}" + ("  (fresh: HEAD)" if fresh.fresh else "  (not HEAD)"))
     stale = info["stale_vs_head"] or info["stale_vs_index"] or info["stale_vs_worktree"]
-    click.echo("fresh:     " + ("yes: the index matches HEAD, the git index and the working tree" if fresh.fresh
-                                and not stale else "no: see the stale lines below (`hookgraph index` syncs HEAD)"))
+    if model_problem:
+        click.echo(f"fresh:     no: {shown(model_problem)}")
+    else:
+        click.echo("fresh:     " + ("yes: the index matches HEAD, the git index and the working tree" if fresh.fresh
+                                    and not stale else "no: see the stale lines below (`hookgraph index` syncs HEAD)"))
     model = info["model"]
     if model["name"]:
         click.echo(shown(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})"))

@@ -58,7 +58,7 @@ from typing import TYPE_CHECKING, Any
 from hookgraph import git
 from hookgraph.plural import count, verb
 from hookgraph.sync import crash_guard
-from hookgraph.sync.freshness import diff_maps
+from hookgraph.sync.freshness import diff_maps, indexed_commit
 from hookgraph.sync.target import unreadable_line, untracked_left_out_line
 from hookgraph.store import SIDECARS, VOLATILE_META, Store, StoreError, db_path
 
@@ -184,7 +184,7 @@ class Workspace:
             base.check_contents()
             base_map = base.file_map()
             stale_vs_head = diff_maps(base_map, head_map)
-            indexed = head if head and not stale_vs_head else base.get_meta("synced_commit")
+            indexed = indexed_commit(self.root, base, base_map, head, stale_vs_head)
             view = View(indexed, head, stale_vs_head)
             view.uncommitted_paths = diff_maps({p: e.blob for p, e in target.entries.items()}, head_map)
             if not self.sync_enabled:

@@ -34,6 +34,7 @@ from hookgraph.parse import compose, filters
 from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
+from hookgraph.sync import freshness
 from hookgraph.sync.adopt import Offers
 from hookgraph.sync.parallel import FileRead, read_files
 from hookgraph.sync.target import SyncError, Target
@@ -277,6 +278,9 @@ def _sync(
             embed.check_model()
         rule_changed = bool(stored) and store.get_meta(no_embed.RULE_META) != rule.fingerprint
         if not changed and not deleted and not full and not rule_changed:
+            if target.kind == "head" and target.commit and freshness.needs_recording(store, target.commit):
+                with store.transaction():  # the map equals this commit's tree: say so, it names the text later
+                    freshness.record_synced(store, target.commit, stored)
             report.pending = store.pending_count()
             report.seconds = time.perf_counter() - started
             return report
@@ -312,7 +316,7 @@ def _sync(
                 if embed.used or store.get_meta("model_sha256") is None:
                     embed.record_model()
                 if target.kind == "head" and target.commit:
-                    store.set_meta("synced_commit", target.commit)
+                    freshness.record_synced(store, target.commit, store.file_map())
                 if full or not stored:  # every file was parsed now (see hookgraph.parse.version)
                     store.set_meta(PARSER_META, parser_fingerprint())
                 store.set_meta(no_embed.RULE_META, rule.fingerprint)
