@@ -204,6 +204,10 @@ def sync(
     except StoreError as exc:
         _forget_if_created(path, created, exc)
         raise
+    if database is None:  # the working index stays out of git in every mode (see hookgraph.sync.ignore)
+        from hookgraph.sync.ignore import exclude_locally
+
+        exclude_locally(root)
     if report.pending and background and database is None:
         from hookgraph.embed.worker import start_background
 
