@@ -20,9 +20,10 @@ from hookgraph.cli.common import (
 from hookgraph.cli.common import open_store as _open_store
 from hookgraph.cli.common import repo_root_here as _root
 from hookgraph.cli.group import cli
+from hookgraph.cli.query_args import QueryCommand
 
 
-@cli.command()
+@cli.command(cls=QueryCommand)
 @click.argument("query")
 @click.option("--top", "-k", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many results.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the documented contract).")
@@ -43,6 +44,10 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
 
     Exits 1 when nothing matches strongly ("match": "weak" in --json; one
     line on stderr otherwise), as when nothing matches at all.
+
+    A query that starts with "-" goes after "--", options before it:
+    `hookgraph ask --json -- -refund`. One that holds a space needs nothing:
+    `hookgraph ask "-x flag handling"`.
     """
     from hookgraph.cli.coverage import ask_notes, graph_note
     from hookgraph.cli.output import explains_weak, print_results, weak_line
