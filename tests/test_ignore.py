@@ -56,3 +56,22 @@ def test_a_worktree_index_is_ignored_through_the_common_exclude_file(tmp_path: P
     run_cli(worktree, "index", check=True)
     (worktree / ".hookgraph" / ".gitignore").unlink()
     assert git(worktree, "status", "--porcelain", "--untracked-files=all") == ""
+
+
+def test_the_exclude_line_leaves_git_add_of_tracked_settings_alone_and_replaces_the_older_line(tmp_path: Path) -> None:
+    import subprocess
+
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
+    exclude = root / ".git" / "info" / "exclude"
+    exclude.write_text(exclude.read_text() + "# hookgraph's local index (hookgraph install)\n/.hookgraph/\n")  # older
+    run_cli(root, "install", "--shared", check=True)
+    git(root, "commit", "-q", "-m", "share the index")
+    lines = exclude.read_text().splitlines()
+    assert "/.hookgraph/*" in lines and "/.hookgraph/" not in lines, lines
+    # a teammate's `hookgraph model use` edits the tracked config.toml: a plain `git add` of it must work
+    config = root / ".hookgraph" / "config.toml"
+    config.write_text(config.read_text() + "\n[no_embed]\nmin_lines = 0\n")
+    added = subprocess.run(["git", "add", ".hookgraph/config.toml"], cwd=root, env=clean_env(), capture_output=True,
+                           text=True)
+    assert added.returncode == 0, added.stderr
+    assert git(root, "diff", "--cached", "--name-only").split() == [".hookgraph/config.toml"]

@@ -169,5 +169,5 @@ def unusable_model_line(root: Path, error: str) -> str:
     cause = (f"the model file {path} ({where}) is not on this machine" if configured and not path.exists()
              else f"the configured model cannot be used ({' '.join(error.split())})")
     return (f"{cause}{'; the setting was changed by ' + by if by else ''}: answers use words and graph only, "
-            "and hooks and `hookgraph index` stop on this until it is fixed; put that GGUF file there (or choose another with `hookgraph model "
-            "use PATH`), then run `hookgraph index`")
+            "and hooks and `hookgraph index` stop on this until it is fixed; put that GGUF file there (or choose "
+            "another with `hookgraph model use PATH`), then run `hookgraph index`")

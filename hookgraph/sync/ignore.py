@@ -14,9 +14,13 @@ from pathlib import Path
 
 from hookgraph import git
 
-#: The line ``info/exclude`` gets, and the comment above it that says who wrote it.
-EXCLUDE_LINE = "/.hookgraph/"
+#: The line ``info/exclude`` gets, and the comment above it that says who wrote it. The files, not the
+#: folder: with the folder excluded, git refuses (exit 1) a plain ``git add .hookgraph/config.toml`` even
+#: of a tracked file, which a teammate in shared mode types after ``hookgraph model use``.
+EXCLUDE_LINE = "/.hookgraph/*"
 EXCLUDE_COMMENT = "# hookgraph's local index (hookgraph install)"
+#: What earlier versions wrote: replaced by :data:`EXCLUDE_LINE` when met.
+OLDER_LINES = ("/.hookgraph/",)
 
 
 def exclude_file(root: Path) -> Path:
@@ -34,11 +38,15 @@ def exclude_locally(root: Path) -> None:
     """
     try:
         exclude = exclude_file(root)
-        text = exclude.read_text(encoding="utf-8", errors="replace") if exclude.exists() else ""
-        if EXCLUDE_LINE in text.splitlines():
+        text = exclude.read_text(encoding="utf-8", errors="surrogateescape") if exclude.exists() else ""
+        lines = text.splitlines()
+        if EXCLUDE_LINE in lines and not any(line in OLDER_LINES for line in lines):
             return
+        if any(line in OLDER_LINES for line in lines):
+            remove_exclude(root)
+            text = exclude.read_text(encoding="utf-8", errors="surrogateescape")
         exclude.parent.mkdir(parents=True, exist_ok=True)
-        with open(exclude, "a", encoding="utf-8") as f:
+        with open(exclude, "a", encoding="utf-8", errors="surrogateescape") as f:
             f.write(("" if not text or text.endswith("\n") else "\n") + f"{EXCLUDE_COMMENT}\n{EXCLUDE_LINE}\n")
     except (OSError, git.GitError):
         pass
@@ -53,7 +61,7 @@ def remove_exclude(root: Path) -> bool:
         lines = exclude.read_text(encoding="utf-8", errors="surrogateescape").splitlines(keepends=True)
     except (OSError, git.GitError):
         return False
-    kept = [line for line in lines if line.rstrip("\r\n") not in (EXCLUDE_LINE, EXCLUDE_COMMENT)]
+    kept = [line for line in lines if line.rstrip("\r\n") not in (EXCLUDE_LINE, EXCLUDE_COMMENT, *OLDER_LINES)]
     if len(kept) == len(lines):
         return False
     exclude.write_text("".join(kept), encoding="utf-8", errors="surrogateescape")

@@ -69,7 +69,7 @@ def purge(root: Path) -> list[str]:
         shutil.rmtree(home)
         removed.append(f"{shown}/ (the repository's vector cache and embedder state)")
     if remove_exclude(root):
-        removed.append("the /.hookgraph/ line of .git/info/exclude")
+        removed.append("the /.hookgraph/* line of .git/info/exclude")
     if not is_shared(root) and git.run(["config", "--get-regexp", r"^merge\.hookgraph\."], root, check=False).strip():
         remove_merge_driver(root)
         removed.append("the hookgraph merge driver in .git/config")
