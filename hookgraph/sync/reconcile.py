@@ -35,6 +35,7 @@ from hookgraph.parse import compose, filters
 from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
+from hookgraph.sync import freshness
 from hookgraph.sync.adopt import Offers
 from hookgraph.sync.parallel import FileRead, read_files
 from hookgraph.sync.target import SyncError, Target
@@ -207,6 +208,10 @@ def sync(
     except StoreError as exc:
         _forget_if_created(path, created, exc)
         raise
+    if database is None:  # the working index stays out of git in every mode (see hookgraph.sync.ignore)
+        from hookgraph.sync.ignore import exclude_locally
+
+        exclude_locally(root)
     if report.pending and background and database is None:
         from hookgraph.embed.worker import start_background
 
@@ -247,6 +252,11 @@ def _sync(
     full = full or reembed
     started = time.perf_counter()
     report = SyncReport(commit=target.commit)
+    if target.unreadable:  # counted and named, never taken for deleted (their old units stay)
+        from hookgraph.sync.target import unreadable_line
+
+        report.skipped["unreadable"] += len(target.unreadable)
+        report.warnings.append(unreadable_line(target.unreadable))
     path = database or db_path(root)
     _ensure_dir(path.parent, report.warnings)
     with write_lock(path.parent, timeout=lock_timeout), _open(path, full, report) as store:
@@ -277,6 +287,9 @@ def _sync(
         rule_changed = bool(stored) and store.get_meta(no_embed.RULE_META) != rule.fingerprint
         static_changed = bool(stored) and _static_model_changed(store)
         if not changed and not deleted and not full and not rule_changed and not static_changed:
+            if target.kind == "head" and target.commit and freshness.needs_recording(store, target.commit):
+                with store.transaction():  # the map equals this commit's tree: say so, it names the text later
+                    freshness.record_synced(store, target.commit, stored)
             report.pending = store.pending_count()
             report.seconds = time.perf_counter() - started
             return report
@@ -314,7 +327,7 @@ def _sync(
                 if embed.used or store.get_meta("model_sha256") is None:
                     embed.record_model()
                 if target.kind == "head" and target.commit:
-                    store.set_meta("synced_commit", target.commit)
+                    freshness.record_synced(store, target.commit, store.file_map())
                 if full or not stored:  # every file was parsed now (see hookgraph.parse.version)
                     store.set_meta(PARSER_META, parser_fingerprint())
                 store.set_meta(no_embed.RULE_META, rule.fingerprint)
