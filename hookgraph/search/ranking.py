@@ -105,10 +105,15 @@ ASKED_TESTS_IN_FULL = True
 #: a unit does not have (yet, or ever: the no-embed rule), where the words stood in before; where both exist
 #: it takes ``STATIC_BLEND`` of the meaning half. It scores the candidates the two lists found; its own
 #: nearest units as candidates were measured and dropped (filebench, vectors pending: 100 of them 0.861, 20
-#: 0.866, none 0.867; eval/RESULTS.md). And with static vectors nothing is embedded on the spot: eight
+#: 0.866, none 0.867; eval/RESULTS.md), but for the fallback below. And with static vectors nothing is embedded on the spot: eight
 #: units' model similarities, scaled by their own best, beside everyone else's static ones tilted the meaning
 #: half (0.867 -> 0.869 without them, and no model pass in the first ``ask``).
 STATIC_BLEND = 0.3
+#: ... except where the words find fewer than ``STATIC_FALLBACK`` units: then the units nearest the question's
+#: static vector join (this many), so a question in other words than the code's has answers before any model
+#: vector exists (on filebench every question's words find more, so no number there moves).
+STATIC_FALLBACK = 10
+STATIC_FALLBACK_UNITS = 20
 
 
 def search(
@@ -252,6 +257,10 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
             for uid in by_vector.get(vid, []):
                 semantic.append((uid, 1.0 - distance))
     static_query = _static_query(query) if store.has_static_vectors() else None
+    if static_query is not None and len(lexical) < STATIC_FALLBACK:
+        known = {uid for uid, _ in lexical} | {uid for uid, _ in semantic}
+        extra = {uid for uid, _ in store.static_nearest(static_query, STATIC_FALLBACK_UNITS)} - known
+        lexical.extend((uid, 0.0) for uid in extra)
     if COMPLETE_SCORES:
         _complete(store, query_vector, dict(every_lexical), lexical, semantic)
     if query_vector is not None and embedder is not None and static_query is None:

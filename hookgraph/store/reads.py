@@ -123,6 +123,13 @@ class StoreReads(StoreBase):
             )
         }
 
+    def static_nearest(self, query: bytes, k: int) -> list[tuple[int, float]]:
+        """``(unit id, cosine similarity)`` of the ``k`` units whose static vectors are nearest ``query``
+        (int8 bytes, :func:`hookgraph.embed.static.quantize_unit`): a scan, 256 bytes a unit."""
+        return [(int(uid), 1.0 - float(d)) for uid, d in self.db.execute(
+            "SELECT unit_id, vec_distance_cosine(vec_int8(embedding), vec_int8(?1)) AS d FROM static_vectors "
+            "ORDER BY d LIMIT ?2", (query, int(k)))]
+
     def static_similarities(self, query: bytes, unit_ids: Iterable[int]) -> dict[int, float]:
         """Cosine similarity of ``query`` to each of these units' static vectors (units without one left out)."""
         return {int(uid): 1.0 - float(d) for uid, d in self.rows_in(

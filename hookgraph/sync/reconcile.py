@@ -316,6 +316,7 @@ def _sync(
                         _store_file(store, p, wanted[p], read, embed, report)
                         if bar:
                             bar.advance()
+                _write_static_vectors(store, embed.static_texts)
                 store.drop_unwanted_pending()
                 if priority == PRIORITY_BULK and embed.queued:  # every edge is in now: the most used code first
                     order.rank_by_use(store, PRIORITY_BULK)
@@ -582,19 +583,21 @@ def _write_units(store: Store, read: FileRead, embed: _Vectors) -> tuple[int, in
             continue
         rows.append((source, kind, target, target_full, line))
     store.insert_edges(rows)
-    _write_static_vectors(store, ids, texts)
+    embed.static_texts.extend(zip(ids, texts))
     return truncated, split
 
 
-def _write_static_vectors(store: Store, ids: list[int], texts: list[str]) -> None:
-    """Each unit's static vector, from the text it is (or would be) embedded as: no model, no queue."""
+def _write_static_vectors(store: Store, rows: list[tuple[int, str]]) -> None:
+    """Each unit's static vector, from the text it is (or would be) embedded as: no model, no queue.
+
+    Written once for the whole sync, after its files: a first index's thousands of units go through numpy
+    together, a hook's few through the standard library (:meth:`hookgraph.embed.static.StaticModel.embed_many`).
+    """
     model = static_embedding.shipped_model()
-    if model is None or not ids:
+    if model is None or not rows:
         return
-    store.insert_static_vectors(
-        (uid, static_embedding.quantize_unit(vector))
-        for uid, vector in zip(ids, model.embed_many(texts)) if vector is not None
-    )
+    vectors = model.embed_many([text for _, text in rows])
+    store.insert_static_vectors((uid, vector) for (uid, _), vector in zip(rows, vectors) if vector is not None)
 
 
 def _static_model_changed(store: Store) -> bool:
@@ -624,6 +627,8 @@ class _Vectors:
         self.priority = priority
         self.queued = 0
         self.from_cache = 0
+        #: ``(unit id, composed text)`` of every unit written in this sync, for its static vector.
+        self.static_texts: list[tuple[int, str]] = []
         #: Whether any text was looked up (the model's identity was needed).
         self.used = False
         #: The queue's largest ``seq`` so far in this sync (None: not looked up yet); only this sync writes it.

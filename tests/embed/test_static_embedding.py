@@ -39,15 +39,20 @@ def test_words_are_the_full_text_index_words() -> None:
 
 
 def test_the_standard_library_path_equals_numpy(model: StaticModel) -> None:
-    texts = [f"function retry_request_{i}\nretry the request with exponential backoff until max tries" for i in range(40)]
+    texts = [f"function retry_request_{i}\nretry the request with exponential backoff until max tries"
+             for i in range(static_embedding._NUMPY_FROM + 6)]
     texts.append("zzqxv qqzzv")  # no known word
     many = model.embed_many(texts)
     assert many[-1] is None and model.embed(texts[-1]) is None
-    for text, vector in zip(texts[:-1], many[:-1]):
+    few = model.embed_many(texts[:3])  # below the numpy threshold: the standard library's path
+    for text, blob, small in zip(texts[:-1], many[:-1], few + [None] * len(texts)):
         one = model.embed(text)
-        assert one is not None and vector is not None
-        assert math.isclose(float(np.dot(one, vector)), 1.0, abs_tol=1e-6)
+        assert one is not None and blob is not None
         assert math.isclose(float(np.linalg.norm(one)), 1.0, abs_tol=1e-9)
+        values = np.frombuffer(blob, dtype=np.int8).astype(np.float64)
+        assert float(np.dot(values / np.linalg.norm(values), one)) > 0.9999
+        if small is not None:
+            assert small == quantize_unit(one)
 
 
 def test_related_code_is_nearer_than_unrelated(model: StaticModel) -> None:
