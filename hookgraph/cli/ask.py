@@ -33,12 +33,15 @@ from hookgraph.cli.group import cli
               help="Print the best units' code packed to fit this many tokens.")
 @click.option("--path", "path_glob", default=None, help="Only paths matching this glob or under this folder.")
 @click.option("--lang", "language", default=None, help="Only this language (python, go, rust, ...).")
+@click.option("--kind", "kind_names", default=None, metavar="KIND[,KIND]",
+              help="Only units of these kinds (function, method, class, type, file, section, ...) or groups "
+                   "(test, doc, config).")
 @click.option("--no-semantic", is_flag=True, help="Skip the embedding model (lexical and graph only).")
 @click.option("--files", "as_files", is_flag=True,
               help="Distinct files, best first, each with its best units (for design and module questions).")
 @friendly
 def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: int | None, path_glob: str | None,
-        language: str | None, no_semantic: bool, as_files: bool) -> None:
+        language: str | None, no_semantic: bool, as_files: bool, kind_names: str | None) -> None:
     """Ranked answers to a question or an identifier.
 
     Exits 1 when nothing matches strongly ("match": "weak" in --json; one
@@ -62,6 +65,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         if not language.strip():
             raise UserError("--lang '' is empty: name a language (python, go, rust, ...) or leave --lang out")
         _check_language(language)
+    kinds = _kinds(kind_names) if kind_names is not None else None
     root = _root()
     if path_glob is not None:
         path_glob = _path_from_here(root, path_glob)
@@ -70,11 +74,13 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         embedder = None if no_semantic else _embedder_for(store, root)
         files = None
         if as_files:
-            files = search_files(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
+            files = search_files(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language,
+                                 kinds=kinds)
             results = [r for f in files for r in f.units]
             match = answer_match(files, query)
         else:
-            results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
+            results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language,
+                             kinds=kinds)
             match = answer_match(results, query)
         fresh = freshness.against_head(root, store)
         pending = store.pending_count()
@@ -147,6 +153,16 @@ def _path_from_here(root: Path, path_glob: str) -> str | None:
                         "directory and stay inside the repository")
     keep_slash = "/" if path_glob.endswith("/") and joined != "." else ""
     return None if joined == "." else joined + keep_slash
+
+
+def _kinds(kind_names: str) -> Any:
+    """``--kind`` read into the search's filter; a name that is no kind is a usage error listing the known ones."""
+    from hookgraph.search.kinds import KindError, read_kinds
+
+    try:
+        return read_kinds(kind_names)
+    except KindError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _check_language(language: str) -> None:
