@@ -407,3 +407,107 @@ def worktree_blob(root: Path, path: str, max_bytes: int) -> tuple[str, int, byte
 def add(root: Path, paths: list[str]) -> None:
     """``git add`` paths (force: the database may be ignored in default mode)."""
     run(["add", "-f", "--", *paths], root)
+
+
+# -- history since a revision (``ask --since``) --------------------------------------
+
+#: Separates a commit's fields in ``git log --format`` output: a byte no commit subject or date holds as such
+#: (subjects are one line; git keeps control bytes out of ``%s`` only loosely, so the record starts with a
+#: record separator at the start of a line, which no diff line of ours starts with).
+_RECORD, _FIELD = "\x1e", "\x1f"
+_LOG_FORMAT = f"--format={_RECORD}%H{_FIELD}%cs{_FIELD}%s"
+
+
+@dataclass(frozen=True)
+class Commit:
+    """A commit as ``ask --since`` shows it."""
+
+    sha: str
+    date: str
+    subject: str
+
+
+@dataclass(frozen=True)
+class TreeChange:
+    """One entry of a tree diff with rename detection: ``status`` is git's letter (A, D, M, R, C, T)."""
+
+    status: str
+    old_path: str | None
+    new_path: str | None
+
+
+def resolve_commit(root: Path, rev: str) -> str | None:
+    """The commit ``rev`` names (a tag, a branch, ``HEAD~3``, a SHA), or None when it names none here."""
+    if not rev or rev.startswith("-") or "\n" in rev or "\0" in rev:
+        return None
+    out = run(["rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}"], root, check=False)
+    sha = _decode(out).strip()
+    return sha if _OBJECT_NAME.fullmatch(sha) else None
+
+
+def tree_changes(root: Path, old: str, new: str) -> list[TreeChange]:
+    """What changed from commit ``old``'s tree to ``new``'s, renames detected (git's default similarity)."""
+    out = run(["diff-tree", "-r", "-M", "--no-commit-id", "--name-status", "-z", old, new], root)
+    fields = [_decode(f) for f in out.split(b"\0")]
+    changes: list[TreeChange] = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        status = fields[i][:1]
+        if status in ("R", "C"):
+            changes.append(TreeChange(status, path_key(fields[i + 1]), path_key(fields[i + 2])))
+            i += 3
+        else:
+            path = path_key(fields[i + 1])
+            changes.append(TreeChange(status, None if status == "A" else path, None if status == "D" else path))
+            i += 2
+    return changes
+
+
+def blobs_at(root: Path, rev: str, paths: list[str]) -> dict[str, str]:
+    """``{path: blob SHA}`` of these paths in ``rev``'s tree (a path it does not have is left out)."""
+    if not paths:
+        return {}
+    out = run(["--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *paths], root)
+    found: dict[str, str] = {}
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob":
+            found[path_key(_decode(path))] = _decode(parts[2])
+    return found
+
+
+def _commits(out: bytes) -> list[Commit]:
+    commits = []
+    for line in _decode(out).split("\n"):  # not splitlines(): it also splits at the separators
+        if line.startswith(_RECORD):
+            sha, date, subject = (line[1:].split(_FIELD, 2) + ["", ""])[:3]
+            commits.append(Commit(sha, date, subject))
+    return commits
+
+
+def line_histories(root: Path, since: str, until: str, ranges: list[tuple[str, int, int]]) -> list[list[Commit] | None]:
+    """For each ``(path, start, end)`` of ``until``'s tree, the commits after ``since`` up to ``until`` that
+    changed those lines, newest first (``git log -L``: it follows the lines through renames and merges).
+
+    The logs run side by side, one process each; a range git refuses (lines past the file's end) gives None.
+    """
+    procs = []
+    for path, start, end in ranges:
+        args = ["git", "log", _LOG_FORMAT, "--no-color", f"-L{int(start)},{int(end)}:{path}", f"{since}..{until}"]
+        procs.append(subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
+    histories: list[list[Commit] | None] = []
+    for proc in procs:
+        out, _ = proc.communicate()
+        if proc.returncode == -signal.SIGINT:
+            raise KeyboardInterrupt
+        histories.append(_commits(out) if proc.returncode == 0 else None)
+    return histories
+
+
+def text_history(root: Path, since: str, until: str, text: str, paths: list[str]) -> list[Commit]:
+    """The commits after ``since`` up to ``until`` that changed how often ``text`` occurs in these paths
+    (``git log -S``): for a definition that is gone, the commit that removed it and any that edited that line."""
+    out = run(["--literal-pathspecs", "log", _LOG_FORMAT, "--no-color", f"-S{text}", f"{since}..{until}", "--",
+               *paths], root)
+    return _commits(out)

@@ -99,6 +99,11 @@ class StoreReads(StoreBase):
     def units_where(self, clause: str, params: Sequence[Any] = ()) -> list[UnitRow]:
         return [UnitRow(*row) for row in self.db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE {clause}", params)]
 
+    def kinds_of_names(self, qualnames: Iterable[str]) -> set[tuple[str, str]]:
+        """``(qualname, kind)`` of the units that have one of these qualified names, in any file."""
+        return {(str(q), str(k)) for q, k in self.rows_in(
+            "SELECT DISTINCT qualname, kind FROM units WHERE qualname IN ({in})", set(qualnames))}
+
     def fts_search(self, match: str, limit: int, among: UnitSubset | None = None) -> list[tuple[int, float]]:
         """``(unit id, bm25 score)`` best first; bm25() is negative, we return it positive.
 

@@ -1,0 +1,267 @@
+"""``ask --since REV``: for each answer, whether its unit changed since REV, and the commits that changed it.
+
+Ranking is untouched; this reads what git and the index already hold, after it:
+
+1. one tree diff from REV to the indexed commit, with rename detection, tells each answer's file then: the
+   same path, the path it was renamed from, or none (a new file);
+2. a file whose blob is the same at REV as in the index needs nothing more: its units are unchanged (or
+   moved, when the file was renamed). Otherwise the old blob is parsed by hookgraph's own parser (once per
+   blob) and the unit found in it by qualified name and kind; the two texts are compared line for line. A
+   unit found in neither is looked for in the old blobs of the other changed files that spell its name (a
+   definition moved to another file);
+3. ``git log -L`` over each changed unit's lines, one process per unit side by side, gives the commits that
+   changed them; it follows the lines through renames and merges. An unchanged unit needs no log;
+4. definitions that were in those old blobs and are gone from the index (by qualified name and kind) are
+   reported as deleted when they were in an answer's file or share a word with the question, each with the
+   commits that changed how often its first line occurs (``git log -S``: the commit that removed it).
+
+No history is re-parsed beyond the REV-side blobs of the answers' files and of changed files that mention
+a name or word sought. Statuses: ``unchanged``, ``moved`` (same text, another file or a renamed one),
+``changed`` (other text; ``from_path`` says where it was when that was elsewhere), ``added``, ``deleted``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from hookgraph import git
+from hookgraph.parse.words import identifier_words
+
+if TYPE_CHECKING:
+    from hookgraph.parse import CodeUnit
+    from hookgraph.search.result import Result
+    from hookgraph.store import Store
+
+#: Changed files read on the REV side to find where a unit came from or what was deleted (the ones whose
+#: old text spells a name or word sought): beyond this many, the rest are not read.
+MAX_OTHER_FILES = 20
+#: Blobs larger than this are not read (the indexer's own limit is of the same order).
+MAX_BLOB_BYTES = 2_000_000
+
+
+class SinceError(ValueError):
+    """A ``--since`` revision that names no commit, or a repository with nothing to compare."""
+
+
+@dataclass
+class UnitChange:
+    """How one answer's unit differs from its REV self."""
+
+    status: str
+    from_path: str | None = None
+    from_start_line: int | None = None
+    from_end_line: int | None = None
+    #: Newest first; None when git could not follow the lines (a path the index holds ahead of its commit).
+    commits: list[git.Commit] | None = field(default_factory=list)
+
+    def record(self) -> dict[str, Any]:
+        """The ``change`` field of an ``ask --since --json`` result."""
+        return {"status": self.status, "from_path": self.from_path, "from_start_line": self.from_start_line,
+                "from_end_line": self.from_end_line,
+                "commits": None if self.commits is None else [commit_record(c) for c in self.commits]}
+
+
+@dataclass
+class DeletedUnit:
+    """A definition REV had that the index no longer has anywhere."""
+
+    path: str
+    symbol: str
+    kind: str
+    start_line: int
+    end_line: int
+    commits: list[git.Commit]
+
+    def record(self) -> dict[str, Any]:
+        return {"path": self.path, "symbol": self.symbol, "kind": self.kind, "start_line": self.start_line,
+                "end_line": self.end_line, "status": "deleted", "commits": [commit_record(c) for c in self.commits]}
+
+
+@dataclass
+class SinceReport:
+    """What ``ask --since`` adds: the commits compared, a change per answer (by unit id), the deleted units."""
+
+    rev: str
+    commit: str
+    until: str
+    changes: dict[int, UnitChange]
+    deleted: list[DeletedUnit]
+
+    def record(self) -> dict[str, Any]:
+        """The ``since`` field of ``ask --since --json``."""
+        return {"rev": self.rev, "commit": self.commit, "until": self.until,
+                "deleted": [d.record() for d in self.deleted]}
+
+
+def commit_record(commit: git.Commit) -> dict[str, str]:
+    return {"commit": commit.sha, "date": commit.date, "subject": commit.subject}
+
+
+class _OldFiles:
+    """REV-side blobs, read and parsed at most once each."""
+
+    def __init__(self, root: Path) -> None:
+        self.reader = git.BlobReader(root)
+        self.parsed: dict[str, tuple[list[bytes], list[CodeUnit]]] = {}
+
+    def data(self, blob: str) -> bytes | None:
+        return self.reader.read(blob, MAX_BLOB_BYTES)
+
+    def units(self, path: str, blob: str, data: bytes | None = None) -> tuple[list[bytes], list[CodeUnit]]:
+        if blob not in self.parsed:
+            from hookgraph.parse import parse_file
+
+            data = data if data is not None else self.data(blob)
+            parsed = parse_file(path, data) if data is not None else None
+            self.parsed[blob] = ((data or b"").splitlines(keepends=True),
+                                 [u for u in parsed.units if u.kind != "file"] if parsed else [])
+        return self.parsed[blob]
+
+
+def _lines(lines: list[bytes], start: int, end: int) -> list[bytes]:
+    return lines[start - 1:end]
+
+
+def _find(units: list[CodeUnit], lines: list[bytes], qualname: str, kind: str, text: list[bytes]) -> CodeUnit | None:
+    """The unit of that qualified name and kind, the one with this very text first (overloads share a name)."""
+    same = [u for u in units if u.qualname == qualname and u.kind == kind]
+    for u in same:
+        if _lines(lines, u.start_line, u.end_line) == text:
+            return u
+    return same[0] if same else None
+
+
+def changes_since(root: Path, store: Store, rev: str, results: list[Result], words: list[str],
+                  until: str | None) -> SinceReport:
+    """Each answer's change since ``rev`` and the definitions deleted since, up to ``until`` (the indexed commit)."""
+    since = git.resolve_commit(root, rev)
+    if since is None:
+        raise SinceError(f"--since {rev!r} names no commit in this repository: give a tag, a branch, a commit "
+                         "or HEAD~N")
+    if until is None:
+        raise SinceError("--since needs a commit to compare with: this repository has none yet")
+    renamed_from: dict[str, str] = {}
+    changed_old: list[str] = []  # REV-side paths of files modified, renamed or deleted since
+    for change in git.tree_changes(root, since, until):
+        if change.old_path is not None:
+            changed_old.append(change.old_path)
+        if change.status in ("R", "C") and change.old_path and change.new_path:
+            renamed_from.setdefault(change.new_path, change.old_path)
+    now_blobs = store.file_map()
+    paths = sorted({r.unit.path for r in results})
+    wanted_old = sorted({renamed_from.get(p, p) for p in paths} | set(changed_old))
+    old_blobs = git.blobs_at(root, since, wanted_old)
+    old = _OldFiles(root)
+    try:
+        changes: dict[int, UnitChange] = {}
+        now_lines: dict[str, list[bytes]] = {}
+        for r in results:
+            changes[r.unit.id] = _change(r.unit, renamed_from, old_blobs, now_blobs, now_lines, changed_old, old)
+        _add_commits(root, since, until, results, changes, now_blobs, until_blobs=git.blobs_at(
+            root, until, [r.unit.path for r in results if changes[r.unit.id].status != "unchanged"]))
+        deleted = _deleted(root, store, since, until, results, words, renamed_from, old_blobs, changed_old, old)
+    finally:
+        old.reader.close()
+    return SinceReport(rev=rev, commit=since, until=until, changes=changes, deleted=deleted)
+
+
+def _change(unit: Any, renamed_from: dict[str, str], old_blobs: dict[str, str], now_blobs: dict[str, str],
+            now_lines: dict[str, list[bytes]], changed_old: list[str], old: _OldFiles) -> UnitChange:
+    path = unit.path
+    old_path = renamed_from.get(path, path)
+    old_blob = old_blobs.get(old_path)
+    now_blob = now_blobs.get(path)
+    if old_blob is not None and old_blob == now_blob:  # the same file: every unit in it is as it was
+        if old_path == path:
+            return UnitChange("unchanged")
+        return UnitChange("moved", old_path, unit.start_line, unit.end_line)
+    if unit.kind == "file":  # a file unit is its whole file: another blob is another text
+        if old_blob is None:
+            return UnitChange("added")
+        return UnitChange("changed", None if old_path == path else old_path)
+    if path not in now_lines:
+        data = old.data(now_blob) if now_blob else None
+        now_lines[path] = (data or b"").splitlines(keepends=True)
+    text = _lines(now_lines[path], unit.start_line, unit.end_line)
+    places = ([old_path] if old_blob is not None else []) + [
+        p for p in changed_old if p != old_path and p in old_blobs]
+    name = unit.name.encode("utf-8", "surrogateescape")
+    for i, place in enumerate(places[: MAX_OTHER_FILES + 1]):
+        data = None
+        if i > 0:  # another file: parsed only when its old text spells the name at all
+            data = old.data(old_blobs[place])
+            if data is None or name not in data:
+                continue
+        lines, units = old.units(place, old_blobs[place], data)
+        found = _find(units, lines, unit.qualname, unit.kind, text)
+        if found is None:
+            continue
+        same_text = _lines(lines, found.start_line, found.end_line) == text
+        if place == path and same_text:
+            return UnitChange("unchanged")
+        status = "moved" if same_text else "changed"
+        return UnitChange(status, None if place == path else place, found.start_line, found.end_line)
+    return UnitChange("added")
+
+
+def _add_commits(root: Path, since: str, until: str, results: list[Result], changes: dict[int, UnitChange],
+                 now_blobs: dict[str, str], until_blobs: dict[str, str]) -> None:
+    """The commits that changed each changed unit's lines; lines the indexed commit does not hold (the index
+    is ahead of it on that path) cannot be followed: None."""
+    todo = [r.unit for r in results if changes[r.unit.id].status != "unchanged"]
+    followable = [u for u in todo if until_blobs.get(u.path) is not None and until_blobs[u.path] == now_blobs.get(u.path)]
+    for u in todo:
+        if u not in followable:
+            changes[u.id].commits = None
+    histories = git.line_histories(root, since, until, [(u.path, u.start_line, u.end_line) for u in followable])
+    for u, history in zip(followable, histories):
+        changes[u.id].commits = history
+
+
+def _deleted(root: Path, store: Store, since: str, until: str, results: list[Result], words: list[str],
+             renamed_from: dict[str, str], old_blobs: dict[str, str], changed_old: list[str],
+             old: _OldFiles) -> list[DeletedUnit]:
+    """Definitions of the answers' files (as they were at REV) and of changed files that spell a question word,
+    that the index has nowhere now; best matches of the question first, as many as there are answers."""
+    answer_files = {renamed_from.get(r.unit.path, r.unit.path) for r in results}
+    renamed_to = {before: after for after, before in renamed_from.items()}
+    now_blobs = store.file_map()
+    sought = {w.lower() for w in words}
+    places = sorted(p for p in answer_files if p in old_blobs)
+    spelled = [w.encode() for w in sought]
+    for path in changed_old:
+        if len(places) >= len(answer_files) + MAX_OTHER_FILES:
+            break
+        if path in places or path not in old_blobs or not spelled:
+            continue
+        data = old.data(old_blobs[path])
+        if data is not None and any(w in data.lower() for w in spelled):
+            old.units(path, old_blobs[path], data)
+            places.append(path)
+    gone: list[tuple[int, str, CodeUnit, list[bytes]]] = []
+    for path in places:
+        if old_blobs[path] not in old.parsed and path not in answer_files:
+            continue
+        if old_blobs[path] == now_blobs.get(renamed_to.get(path, path)):
+            continue  # unchanged file: nothing in it is gone
+        lines, units = old.units(path, old_blobs[path])
+        if not units:
+            continue
+        present = store.kinds_of_names(u.qualname for u in units)
+        for u in units:
+            if (u.qualname, u.kind) in present:
+                continue
+            overlap = len(sought & set(identifier_words(f"{u.qualname} {u.signature} {u.docstring}")))
+            if overlap or path in answer_files:
+                gone.append((overlap, path, u, lines))
+    gone.sort(key=lambda g: (-g[0], g[1], g[2].start_line))
+    deleted = []
+    for _, path, u, lines in gone[: max(len(results), 1)]:
+        first = _lines(lines, u.start_line, u.start_line)
+        head = first[0].decode("utf-8", "replace").strip() if first else ""
+        commits = git.text_history(root, since, until, head, sorted({path, renamed_to.get(path, path)})) if head else []
+        deleted.append(DeletedUnit(path, u.qualname, u.kind, u.start_line, u.end_line, commits))
+    return deleted
+
