@@ -1,0 +1,155 @@
+"""``ask --since REV`` on real git history: a file renamed, a definition deleted, one moved to another file,
+one added, a side branch merged, and one left alone."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import commit_all, git, make_repo, run_cli, write_files
+
+RETRY = '''def retry_call(fn, times=3):
+    """Call fn again on failure."""
+    for _ in range(times):
+        try:
+            return fn()
+        except OSError:
+            pass
+
+
+def backoff(attempt):
+    """Seconds to wait before a retry."""
+    return 2 ** attempt
+
+
+def give_up(reason):
+    """Stop retrying."""
+    raise RuntimeError(reason)
+'''
+
+UTIL = '''def helper(x):
+    return x + 1
+
+
+def retry_budget(a, b):
+    """Retry budget left."""
+    return a - b
+'''
+
+CONFIG = '''def parse_retry_config(text):
+    """Read retry settings."""
+    return dict(line.split("=") for line in text.splitlines())
+'''
+
+LEGACY = '''def retry_legacy(fn):
+    """The old retry loop."""
+    while True:
+        fn()
+'''
+
+
+@pytest.fixture(scope="module")
+def history(tmp_path_factory: pytest.TempPathFactory) -> dict[str, str]:
+    """The repository and the commits that made each change (by what they did)."""
+    repo = make_repo(tmp_path_factory.mktemp("since") / "repo",
+                     {"net/retry.py": RETRY, "util.py": UTIL, "old_config.py": CONFIG, "legacy.py": LEGACY})
+    git(repo, "tag", "v1")
+    git(repo, "checkout", "-q", "-b", "side")
+    write_files(repo, {"net/retry.py": RETRY.replace("times=3", "times=5")})
+    side = commit_all(repo, "retry five times")
+    git(repo, "checkout", "-q", "main")
+    git(repo, "mv", "old_config.py", "config.py")
+    rename = commit_all(repo, "rename the config module")
+    moved = RETRY.replace('''
+
+def give_up(reason):
+    """Stop retrying."""
+    raise RuntimeError(reason)
+''', "") + '''
+
+def jitter(delay):
+    """Random retry jitter."""
+    return delay * 1.1
+
+
+def retry_budget(a, b):
+    """Retry budget left."""
+    return a - b
+'''
+    write_files(repo, {"net/retry.py": moved, "util.py": UTIL.split("\n\n\ndef retry_budget")[0] + "\n"})
+    git(repo, "rm", "-q", "legacy.py")
+    rework = commit_all(repo, "drop give_up and legacy, add jitter, move retry_budget")
+    git(repo, "merge", "-q", "--no-edit", "side")
+    assert "net/retry.py" in git(repo, "show", "--name-only", "--format=", "HEAD~0^2")
+    run_cli(repo, "index", check=True)
+    return {"repo": str(repo), "side": side, "rename": rename, "rework": rework,
+            "merge": git(repo, "rev-parse", "HEAD").strip(), "v1": git(repo, "rev-parse", "v1").strip()}
+
+
+def _ask(history: dict[str, str], *args: str) -> dict:
+    out = run_cli(Path(history["repo"]), "ask", "retry", "--since", "v1", "--no-semantic", "--top", "20", "--json",
+                  *args)
+    assert out.returncode in (0, 1), out.stderr
+    return json.loads(out.stdout)
+
+
+def test_each_answer_says_how_it_changed_and_which_commits_changed_it(history: dict[str, str]) -> None:
+    answer = _ask(history)
+    by_symbol = {r["symbol"]: r for r in answer["results"]}
+    commits = {name: [c["commit"] for c in r["change"]["commits"]] for name, r in by_symbol.items()}
+    status = {name: r["change"]["status"] for name, r in by_symbol.items()}
+    # changed on the side branch, reached through the merge: the side commit, not the merge
+    assert status["retry_call"] == "changed" and commits["retry_call"] == [history["side"]]
+    assert by_symbol["retry_call"]["change"]["from_path"] is None
+    assert status["backoff"] == "unchanged" and commits["backoff"] == []
+    assert status["jitter"] == "added" and commits["jitter"] == [history["rework"]]
+    # moved to another file, same text
+    assert status["retry_budget"] == "moved" and by_symbol["retry_budget"]["change"]["from_path"] == "util.py"
+    assert by_symbol["retry_budget"]["change"]["from_start_line"] == 5
+    # its file renamed, its text the same
+    assert status["parse_retry_config"] == "moved"
+    assert by_symbol["parse_retry_config"]["change"]["from_path"] == "old_config.py"
+    assert answer["since"]["commit"] == history["v1"] and answer["since"]["until"] == history["merge"]
+
+
+def test_definitions_deleted_since_are_listed_with_the_commit_that_removed_them(history: dict[str, str]) -> None:
+    deleted = {d["symbol"]: d for d in _ask(history)["since"]["deleted"]}
+    assert set(deleted) == {"give_up", "retry_legacy"}  # retry_budget moved: not deleted
+    assert deleted["give_up"]["path"] == "net/retry.py" and deleted["give_up"]["start_line"] == 15
+    assert deleted["retry_legacy"]["path"] == "legacy.py"
+    for d in deleted.values():
+        assert d["status"] == "deleted" and [c["commit"] for c in d["commits"]] == [history["rework"]]
+
+
+def test_the_json_contract_keeps_its_fields_and_plain_output_shows_the_changes(history: dict[str, str]) -> None:
+    answer = _ask(history)
+    contract = {"path", "symbol", "kind", "start_line", "end_line", "score", "lexical", "semantic", "graph",
+                "snippet", "confidence"}
+    for r in answer["results"]:
+        assert contract <= set(r) and set(r) - contract == {"change"}
+    plain = run_cli(Path(history["repo"]), "ask", "retry", "--since", "v1", "--no-semantic", "--top", "20").stdout
+    assert "since: changed; 1 commit: " + history["side"][:8] in plain
+    assert "since: moved (was util.py:5-7)" in plain
+    assert "deleted since v1" in plain and "legacy.py:1-4  retry_legacy  (function)" in plain
+    without = json.loads(run_cli(Path(history["repo"]), "ask", "retry", "--no-semantic", "--json").stdout)
+    assert "since" not in without and all("change" not in r for r in without["results"])
+
+
+def test_since_now_is_all_unchanged(history: dict[str, str]) -> None:
+    out = run_cli(Path(history["repo"]), "ask", "retry", "--since", "HEAD", "--no-semantic", "--json")
+    answer = json.loads(out.stdout)
+    assert {r["change"]["status"] for r in answer["results"]} == {"unchanged"} and answer["since"]["deleted"] == []
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--since", "no-such-tag"], "--since 'no-such-tag' names no commit"),
+    (["--since", "--files"], "names no commit"),
+    (["--since", "v1", "--files"], "--since and --files disagree"),
+    (["--since", "v1", "--context", "500"], "--since and --context disagree"),
+])
+def test_bad_since_is_one_line_usage_error(history: dict[str, str], args: list[str], message: str) -> None:
+    out = run_cli(Path(history["repo"]), "ask", "retry", *args)
+    assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1
