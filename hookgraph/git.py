@@ -486,28 +486,119 @@ def _commits(out: bytes) -> list[Commit]:
     return commits
 
 
-def line_histories(root: Path, since: str, until: str, ranges: list[tuple[str, int, int]]) -> list[list[Commit] | None]:
-    """For each ``(path, start, end)`` of ``until``'s tree, the commits after ``since`` up to ``until`` that
-    changed those lines, newest first (``git log -L``: it follows the lines through renames and merges).
+@dataclass(frozen=True)
+class Hunk:
+    """One ``-U0`` hunk: ``old_count`` lines from ``old_start`` became ``new_count`` lines from ``new_start``
+    (a count of 0: the start is the line after which lines were inserted, or deleted)."""
 
-    The logs run side by side, one process each; a range git refuses (lines past the file's end) gives None.
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+
+
+@dataclass
+class FilePatch:
+    """How one file differs between a commit and one of its parents (the parent's path may be another name).
+
+    A path is None for the side where the file does not exist, ``""`` where the patch does not say (a
+    change of mode only: no lines changed).
     """
-    procs = []
-    for path, start, end in ranges:
-        args = ["git", "log", _LOG_FORMAT, "--no-color", f"-L{int(start)},{int(end)}:{path}", f"{since}..{until}"]
-        procs.append(subprocess.Popen(args, cwd=root, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL))
-    histories: list[list[Commit] | None] = []
+
+    old_path: str | None
+    new_path: str | None
+    hunks: list[Hunk]
+
+
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _patch_path(raw: bytes, prefix: bytes) -> str | None:
+    """A path of a ``---``/``+++`` line (C-quoted by git when odd), or None for ``/dev/null``."""
+    import codecs
+
+    raw = raw.rstrip(b"\n").rstrip(b"\t")
+    if raw == b"/dev/null":
+        return None
+    if raw.startswith(b'"') and raw.endswith(b'"'):
+        raw = codecs.escape_decode(raw[1:-1])[0]
+    return path_key(_decode(raw[len(prefix):] if raw.startswith(prefix) else raw))
+
+
+def commit_parents(root: Path, since: str, until: str) -> dict[str, list[str]]:
+    """``{commit: [parents]}`` for every commit after ``since`` up to ``until`` (``git rev-list --parents``)."""
+    out = _decode(run(["rev-list", "--parents", f"{since}..{until}"], root))
+    return {line.split()[0]: line.split()[1:] for line in out.split("\n") if line.strip()}
+
+
+def renames(root: Path, since: str, until: str) -> list[tuple[str, str]]:
+    """``(old path, new path)`` of every rename after ``since`` up to ``until``, newest first: the names a file
+    had on the way (a tree diff of the two ends sees only the first and the last)."""
+    out = run(["log", "-M", "--diff-filter=R", "--name-status", "-z", "--format=", f"{since}..{until}"], root)
+    fields = [_decode(f).strip("\n") for f in out.split(b"\0")]
+    found = []
+    i = 0
+    while i + 2 < len(fields):
+        if fields[i].startswith("R"):
+            found.append((path_key(fields[i + 1]), path_key(fields[i + 2])))
+            i += 3
+        else:
+            i += 1
+    return found
+
+
+def file_patches(root: Path, since: str, until: str,
+                 paths: list[str]) -> tuple[dict[str, list[list[FilePatch]]], dict[str, Commit]]:
+    """The ``-U0`` patches of these paths for each commit after ``since`` up to ``until`` that changed them:
+    ``{commit: [patches against parent 1, against parent 2, ...]}`` and each such commit's date and subject.
+
+    One ``git log -m -p -M`` walk for all the paths: a merge appears once per parent, in parent order (a
+    merge git shows differs from every parent on these paths, so none of its entries is left out).
+    """
+    out = run(["--literal-pathspecs", "log", "-m", "-p", "-U0", "-M", "--no-color", "--no-ext-diff",
+               f"--format={_RECORD}%H{_FIELD}%cs{_FIELD}%s", f"{since}..{until}", "--", *paths], root)
+    patches: dict[str, list[list[FilePatch]]] = {}
+    info: dict[str, Commit] = {}
+    current: list[FilePatch] | None = None
+    for line in out.split(b"\n"):
+        if line.startswith(_RECORD.encode()):
+            sha, date, subject = (_decode(line[1:]).split(_FIELD, 2) + ["", ""])[:3]
+            info[sha] = Commit(sha, date, subject)
+            current = []
+            patches.setdefault(sha, []).append(current)
+        elif current is None:
+            continue
+        elif line.startswith(b"diff --git "):  # paths follow: ---/+++ lines, or rename lines for a pure rename
+            current.append(FilePatch("", "", []))
+        elif not current:
+            continue
+        elif line.startswith(b"--- "):
+            current[-1].old_path = _patch_path(line[4:], b"a/")
+        elif line.startswith(b"+++ "):
+            current[-1].new_path = _patch_path(line[4:], b"b/")
+        elif line.startswith(b"rename from "):
+            current[-1].old_path = _patch_path(line[12:], b"")
+        elif line.startswith(b"rename to "):
+            current[-1].new_path = _patch_path(line[10:], b"")
+        elif line.startswith(b"@@"):
+            match = _HUNK.match(line)
+            if match:
+                a, b, c, d = match.groups()
+                current[-1].hunks.append(Hunk(int(a), 1 if b is None else int(b), int(c), 1 if d is None else int(d)))
+    return patches, info
+
+
+def text_histories(root: Path, since: str, until: str, asked: list[tuple[str, list[str]]]) -> list[list[Commit]]:
+    """For each ``(text, paths)``, the commits after ``since`` up to ``until`` that changed how often ``text``
+    occurs in those paths (``git log -S``), newest first: for a definition that is gone, the commit that
+    removed it (and any that edited that line). The logs run side by side, one process each."""
+    procs = [subprocess.Popen(["git", "--literal-pathspecs", "log", _LOG_FORMAT, "--no-color", f"-S{text}",
+                               f"{since}..{until}", "--", *paths], cwd=root, stdout=subprocess.PIPE,
+                              stderr=subprocess.DEVNULL) for text, paths in asked]
+    found = []
     for proc in procs:
         out, _ = proc.communicate()
         if proc.returncode == -signal.SIGINT:
             raise KeyboardInterrupt
-        histories.append(_commits(out) if proc.returncode == 0 else None)
-    return histories
-
-
-def text_history(root: Path, since: str, until: str, text: str, paths: list[str]) -> list[Commit]:
-    """The commits after ``since`` up to ``until`` that changed how often ``text`` occurs in these paths
-    (``git log -S``): for a definition that is gone, the commit that removed it and any that edited that line."""
-    out = run(["--literal-pathspecs", "log", _LOG_FORMAT, "--no-color", f"-S{text}", f"{since}..{until}", "--",
-               *paths], root)
-    return _commits(out)
+        found.append(_commits(out) if proc.returncode == 0 else [])
+    return found

@@ -153,3 +153,68 @@ def test_bad_since_is_one_line_usage_error(history: dict[str, str], args: list[s
     out = run_cli(Path(history["repo"]), "ask", "retry", *args)
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_the_lines_followed_through_history_match_git_log_L(tmp_path: Path) -> None:
+    """60 commits: edits, insertions above functions, a file renamed twice, a merged side branch; for every
+    function, the commits found by the one-walk tracker are the ones ``git log -L`` finds."""
+    import random
+
+    from hookgraph import git as plumbing
+    from hookgraph.parse import parse_file
+    from hookgraph.search.lines import Range, commits_that_changed
+
+    rng = random.Random(5)
+    blocks = {f"m{i}.py": [f"def f{i}_{j}(x):\n    y = x + {j}\n    return y\n" for j in range(8)] for i in range(4)}
+
+    def write() -> None:
+        write_files(repo, {p: "\n\n".join(b) for p, b in blocks.items()})
+
+    repo = make_repo(tmp_path / "repo", {p: "\n\n".join(b) for p, b in blocks.items()})
+    start = git(repo, "rev-parse", "HEAD").strip()
+    for c in range(60):
+        path = rng.choice(sorted(blocks))
+        if c in (20, 40):  # the same file renamed twice
+            new = path.replace(".py", f"_{c}.py")
+            git(repo, "mv", path, new)
+            blocks[new] = blocks.pop(path)
+            commit_all(repo, f"rename {path}")
+            continue
+        if c == 30:  # a side branch touching one file, and main another, merged
+            git(repo, "checkout", "-q", "-b", "side")
+            side, other = sorted(blocks)[:2]
+            blocks[side][3] = blocks[side][3].replace("return y", "return y * 2")
+            write()
+            commit_all(repo, "side edit")
+            git(repo, "checkout", "-q", "main")
+            kept = list(blocks[side])
+            blocks[side] = [b.replace("return y * 2", "return y") for b in blocks[side]]
+            blocks[other][5] += "    # main\n"
+            write()
+            commit_all(repo, "main edit")
+            git(repo, "merge", "-q", "--no-edit", "side")
+            blocks[side] = kept
+            continue
+        j = rng.randrange(len(blocks[path]))
+        if c % 4 == 0:
+            blocks[path].insert(j, f"def g{c}(x):\n    return x\n")
+        else:
+            blocks[path][j] = blocks[path][j].replace("\n", f"  # edit {c}\n", 1)
+        write()
+        commit_all(repo, f"edit {c}")
+    until = git(repo, "rev-parse", "HEAD").strip()
+    units = [(p, u) for p in sorted(blocks) for u in parse_file(p, (repo / p).read_bytes()).units if u.kind != "file"]
+    names = set(blocks)
+    for old, new in plumbing.renames(repo, start, until):
+        if new in names:
+            names.add(old)
+    parents = plumbing.commit_parents(repo, start, until)
+    patches, _ = plumbing.file_patches(repo, start, until, sorted(names))
+    ours = commits_that_changed([Range(p, u.start_line, u.end_line) for p, u in units], until, parents, patches)
+    followed = 0
+    for (path, u), found in zip(units, ours):
+        out = git(repo, "log", "--format=C %H", f"-L{u.start_line},{u.end_line}:{path}", f"{start}..{until}")
+        theirs = [line[2:] for line in out.splitlines() if line.startswith("C ")]
+        assert found == theirs, (path, u.qualname)
+        followed += len(found) > 1
+    assert followed >= 5  # the comparison covered lines changed more than once

@@ -9,11 +9,13 @@ Ranking is untouched; this reads what git and the index already hold, after it:
    blob) and the unit found in it by qualified name and kind; the two texts are compared line for line. A
    unit found in neither is looked for in the old blobs of the other changed files that spell its name (a
    definition moved to another file);
-3. ``git log -L`` over each changed unit's lines, one process per unit side by side, gives the commits that
-   changed them; it follows the lines through renames and merges. An unchanged unit needs no log;
-4. definitions that were in those old blobs and are gone from the index (by qualified name and kind) are
-   reported as deleted when they were in an answer's file or share a word with the question, each with the
-   commits that changed how often its first line occurs (``git log -S``: the commit that removed it).
+3. one ``git log -p`` walk over the changed answers' files gives the commits that changed each one's lines,
+   followed through renames and merges as ``git log -L`` follows them (:mod:`hookgraph.search.lines`). An
+   unchanged unit needs no history;
+4. definitions that were in the answers' files at REV, or in files deleted since that spell a question word,
+   and are gone from the index (by qualified name and kind) are reported as deleted when they were in an
+   answer's file or share a word with the question, each with the commits that changed how often its first
+   line occurs (``git log -S``, side by side: the commit that removed it).
 
 No history is re-parsed beyond the REV-side blobs of the answers' files and of changed files that mention
 a name or word sought. Statuses: ``unchanged``, ``moved`` (same text, another file or a renamed one),
@@ -144,9 +146,12 @@ def changes_since(root: Path, store: Store, rev: str, results: list[Result], wor
         raise SinceError("--since needs a commit to compare with: this repository has none yet")
     renamed_from: dict[str, str] = {}
     changed_old: list[str] = []  # REV-side paths of files modified, renamed or deleted since
+    deleted_files: list[str] = []
     for change in git.tree_changes(root, since, until):
         if change.old_path is not None:
             changed_old.append(change.old_path)
+        if change.status == "D" and change.old_path:
+            deleted_files.append(change.old_path)
         if change.status in ("R", "C") and change.old_path and change.new_path:
             renamed_from.setdefault(change.new_path, change.old_path)
     now_blobs = store.file_map()
@@ -161,7 +166,7 @@ def changes_since(root: Path, store: Store, rev: str, results: list[Result], wor
             changes[r.unit.id] = _change(r.unit, renamed_from, old_blobs, now_blobs, now_lines, changed_old, old)
         _add_commits(root, since, until, results, changes, now_blobs, until_blobs=git.blobs_at(
             root, until, [r.unit.path for r in results if changes[r.unit.id].status != "unchanged"]))
-        deleted = _deleted(root, store, since, until, results, words, renamed_from, old_blobs, changed_old, old)
+        deleted = _deleted(root, store, since, until, results, words, renamed_from, old_blobs, deleted_files, old)
     finally:
         old.reader.close()
     return SinceReport(rev=rev, commit=since, until=until, changes=changes, deleted=deleted)
@@ -208,44 +213,48 @@ def _change(unit: Any, renamed_from: dict[str, str], old_blobs: dict[str, str], 
 
 def _add_commits(root: Path, since: str, until: str, results: list[Result], changes: dict[int, UnitChange],
                  now_blobs: dict[str, str], until_blobs: dict[str, str]) -> None:
-    """The commits that changed each changed unit's lines; lines the indexed commit does not hold (the index
-    is ahead of it on that path) cannot be followed: None."""
+    """The commits that changed each changed unit's lines, from one walk of history (:mod:`.lines`); lines
+    the indexed commit does not hold (the index is ahead of it on that path) cannot be followed: None."""
+    from hookgraph.search.lines import Range, commits_that_changed
+
     todo = [r.unit for r in results if changes[r.unit.id].status != "unchanged"]
     followable = [u for u in todo if until_blobs.get(u.path) is not None and until_blobs[u.path] == now_blobs.get(u.path)]
     for u in todo:
         if u not in followable:
             changes[u.id].commits = None
-    histories = git.line_histories(root, since, until, [(u.path, u.start_line, u.end_line) for u in followable])
-    for u, history in zip(followable, histories):
-        changes[u.id].commits = history
+    if not followable:
+        return
+    names = {u.path for u in followable}
+    for old_path, new_path in git.renames(root, since, until):  # newest first: a chain of names in one pass
+        if new_path in names:
+            names.add(old_path)
+    paths = sorted(names)
+    parents = git.commit_parents(root, since, until)
+    patches, info = git.file_patches(root, since, until, paths)
+    ranges = [Range(u.path, u.start_line, u.end_line) for u in followable]
+    for u, commits in zip(followable, commits_that_changed(ranges, until, parents, patches)):
+        changes[u.id].commits = [info[c] for c in commits if c in info]
 
 
 def _deleted(root: Path, store: Store, since: str, until: str, results: list[Result], words: list[str],
-             renamed_from: dict[str, str], old_blobs: dict[str, str], changed_old: list[str],
+             renamed_from: dict[str, str], old_blobs: dict[str, str], deleted_files: list[str],
              old: _OldFiles) -> list[DeletedUnit]:
-    """Definitions of the answers' files (as they were at REV) and of changed files that spell a question word,
-    that the index has nowhere now; best matches of the question first, as many as there are answers."""
+    """Definitions of the answers' files (as they were at REV) and of files deleted since that spell a question
+    word, which the index has nowhere now (by qualified name and kind); best matches of the question first,
+    as many as there are answers."""
     answer_files = {renamed_from.get(r.unit.path, r.unit.path) for r in results}
     renamed_to = {before: after for after, before in renamed_from.items()}
     now_blobs = store.file_map()
     sought = {w.lower() for w in words}
-    places = sorted(p for p in answer_files if p in old_blobs)
+    places = sorted(p for p in answer_files if p in old_blobs and old_blobs[p] != now_blobs.get(renamed_to.get(p, p)))
     spelled = [w.encode() for w in sought]
-    for path in changed_old:
-        if len(places) >= len(answer_files) + MAX_OTHER_FILES:
-            break
-        if path in places or path not in old_blobs or not spelled:
-            continue
-        data = old.data(old_blobs[path])
+    for path in deleted_files[:MAX_OTHER_FILES] if spelled else []:
+        data = old.data(old_blobs[path]) if path in old_blobs else None
         if data is not None and any(w in data.lower() for w in spelled):
             old.units(path, old_blobs[path], data)
             places.append(path)
     gone: list[tuple[int, str, CodeUnit, list[bytes]]] = []
     for path in places:
-        if old_blobs[path] not in old.parsed and path not in answer_files:
-            continue
-        if old_blobs[path] == now_blobs.get(renamed_to.get(path, path)):
-            continue  # unchanged file: nothing in it is gone
         lines, units = old.units(path, old_blobs[path])
         if not units:
             continue
@@ -257,11 +266,13 @@ def _deleted(root: Path, store: Store, since: str, until: str, results: list[Res
             if overlap or path in answer_files:
                 gone.append((overlap, path, u, lines))
     gone.sort(key=lambda g: (-g[0], g[1], g[2].start_line))
-    deleted = []
-    for _, path, u, lines in gone[: max(len(results), 1)]:
+    chosen = gone[: max(len(results), 1)]
+    asked = []
+    for _, path, u, lines in chosen:
         first = _lines(lines, u.start_line, u.start_line)
         head = first[0].decode("utf-8", "replace").strip() if first else ""
-        commits = git.text_history(root, since, until, head, sorted({path, renamed_to.get(path, path)})) if head else []
-        deleted.append(DeletedUnit(path, u.qualname, u.kind, u.start_line, u.end_line, commits))
-    return deleted
-
+        asked.append((head, sorted({path, renamed_to.get(path, path)})))
+    histories = git.text_histories(root, since, until, [(h, p) for h, p in asked if h])
+    by_head = iter(histories)
+    return [DeletedUnit(path, u.qualname, u.kind, u.start_line, u.end_line, next(by_head) if head else [])
+            for (_, path, u, _), (head, _) in zip(chosen, asked)]
