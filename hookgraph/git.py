@@ -15,7 +15,7 @@ import re
 import signal
 import stat
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
@@ -477,15 +477,6 @@ def blobs_at(root: Path, rev: str, paths: list[str]) -> dict[str, str]:
     return found
 
 
-def _commits(out: bytes) -> list[Commit]:
-    commits = []
-    for line in _decode(out).split("\n"):  # not splitlines(): it also splits at the separators
-        if line.startswith(_RECORD):
-            sha, date, subject = (line[1:].split(_FIELD, 2) + ["", ""])[:3]
-            commits.append(Commit(sha, date, subject))
-    return commits
-
-
 @dataclass(frozen=True)
 class Hunk:
     """One ``-U0`` hunk: ``old_count`` lines from ``old_start`` became ``new_count`` lines from ``new_start``
@@ -502,12 +493,14 @@ class FilePatch:
     """How one file differs between a commit and one of its parents (the parent's path may be another name).
 
     A path is None for the side where the file does not exist, ``""`` where the patch does not say (a
-    change of mode only: no lines changed).
+    change of mode only: no lines changed). ``watched``: for each watched text, lines equal to it (once
+    stripped) added less lines removed.
     """
 
     old_path: str | None
     new_path: str | None
     hunks: list[Hunk]
+    watched: dict[str, int] = field(default_factory=dict)
 
 
 _HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
@@ -531,35 +524,44 @@ def commit_parents(root: Path, since: str, until: str) -> dict[str, list[str]]:
     return {line.split()[0]: line.split()[1:] for line in out.split("\n") if line.strip()}
 
 
-def renames(root: Path, since: str, until: str) -> list[tuple[str, str]]:
-    """``(old path, new path)`` of every rename after ``since`` up to ``until``, newest first: the names a file
-    had on the way (a tree diff of the two ends sees only the first and the last)."""
-    out = run(["log", "-M", "--diff-filter=R", "--name-status", "-z", "--format=", f"{since}..{until}"], root)
-    fields = [_decode(f).strip("\n") for f in out.split(b"\0")]
-    found = []
+def rename_sources(root: Path, commits: list[str]) -> dict[tuple[str, str], str]:
+    """``{(commit, new path): old path}`` for the renames these (non-merge) commits made: where a file that a
+    path-limited walk saw appear came from (one ``git diff-tree --stdin`` for all of them)."""
+    if not commits:
+        return {}
+    out = run(["diff-tree", "--stdin", "-r", "-M", "--name-status", "-z"], root,
+              input="".join(f"{c}\n" for c in commits).encode())
+    fields = [_decode(f) for f in out.split(b"\0")]
+    found: dict[tuple[str, str], str] = {}
+    commit = ""
     i = 0
-    while i + 2 < len(fields):
-        if fields[i].startswith("R"):
-            found.append((path_key(fields[i + 1]), path_key(fields[i + 2])))
+    while i < len(fields):
+        field_ = fields[i].strip("\n")
+        if _OBJECT_NAME.fullmatch(field_):
+            commit, i = field_, i + 1
+        elif field_[:1] in ("R", "C") and i + 2 < len(fields):
+            found[(commit, path_key(fields[i + 2]))] = path_key(fields[i + 1])
             i += 3
         else:
-            i += 1
+            i += 2 if field_ else 1
     return found
 
 
-def file_patches(root: Path, since: str, until: str,
-                 paths: list[str]) -> tuple[dict[str, list[list[FilePatch]]], dict[str, Commit]]:
+def file_patches(root: Path, since: str, until: str, paths: list[str],
+                 watch: frozenset[str] = frozenset()) -> tuple[dict[str, list[list[FilePatch]]], dict[str, Commit]]:
     """The ``-U0`` patches of these paths for each commit after ``since`` up to ``until`` that changed them:
     ``{commit: [patches against parent 1, against parent 2, ...]}`` and each such commit's date and subject.
 
     One ``git log -m -p -M`` walk for all the paths: a merge appears once per parent, in parent order (a
-    merge git shows differs from every parent on these paths, so none of its entries is left out).
+    merge git shows differs from every parent on these paths, so none of its entries is left out). Lines
+    equal to a ``watch`` text are counted in each patch (:attr:`FilePatch.watched`).
     """
     out = run(["--literal-pathspecs", "log", "-m", "-p", "-U0", "-M", "--no-color", "--no-ext-diff",
-               f"--format={_RECORD}%H{_FIELD}%cs{_FIELD}%s", f"{since}..{until}", "--", *paths], root)
+               _LOG_FORMAT, f"{since}..{until}", "--", *paths], root)
     patches: dict[str, list[list[FilePatch]]] = {}
     info: dict[str, Commit] = {}
     current: list[FilePatch] | None = None
+    in_header = False  # ---/+++ are paths only before a patch's first hunk; inside it, a line removed or added
     for line in out.split(b"\n"):
         if line.startswith(_RECORD.encode()):
             sha, date, subject = (_decode(line[1:]).split(_FIELD, 2) + ["", ""])[:3]
@@ -570,7 +572,15 @@ def file_patches(root: Path, since: str, until: str,
             continue
         elif line.startswith(b"diff --git "):  # paths follow: ---/+++ lines, or rename lines for a pure rename
             current.append(FilePatch("", "", []))
+            in_header = True
         elif not current:
+            continue
+        elif not in_header and not line.startswith(b"@@"):  # a line of a hunk
+            if watch and line[:1] in (b"+", b"-"):
+                text = _decode(line[1:]).strip()
+                if text in watch:
+                    watched = current[-1].watched
+                    watched[text] = watched.get(text, 0) + (1 if line[:1] == b"+" else -1)
             continue
         elif line.startswith(b"--- "):
             current[-1].old_path = _patch_path(line[4:], b"a/")
@@ -580,25 +590,10 @@ def file_patches(root: Path, since: str, until: str,
             current[-1].old_path = _patch_path(line[12:], b"")
         elif line.startswith(b"rename to "):
             current[-1].new_path = _patch_path(line[10:], b"")
-        elif line.startswith(b"@@"):
+        if line.startswith(b"@@"):
+            in_header = False
             match = _HUNK.match(line)
             if match:
                 a, b, c, d = match.groups()
                 current[-1].hunks.append(Hunk(int(a), 1 if b is None else int(b), int(c), 1 if d is None else int(d)))
     return patches, info
-
-
-def text_histories(root: Path, since: str, until: str, asked: list[tuple[str, list[str]]]) -> list[list[Commit]]:
-    """For each ``(text, paths)``, the commits after ``since`` up to ``until`` that changed how often ``text``
-    occurs in those paths (``git log -S``), newest first: for a definition that is gone, the commit that
-    removed it (and any that edited that line). The logs run side by side, one process each."""
-    procs = [subprocess.Popen(["git", "--literal-pathspecs", "log", _LOG_FORMAT, "--no-color", f"-S{text}",
-                               f"{since}..{until}", "--", *paths], cwd=root, stdout=subprocess.PIPE,
-                              stderr=subprocess.DEVNULL) for text, paths in asked]
-    found = []
-    for proc in procs:
-        out, _ = proc.communicate()
-        if proc.returncode == -signal.SIGINT:
-            raise KeyboardInterrupt
-        found.append(_commits(out) if proc.returncode == 0 else [])
-    return found

@@ -15,7 +15,7 @@ Ranking is untouched; this reads what git and the index already hold, after it:
 4. definitions that were in the answers' files at REV, or in files deleted since that spell a question word,
    and are gone from the index (by qualified name and kind) are reported as deleted when they were in an
    answer's file or share a word with the question, each with the commits that changed how often its first
-   line occurs (``git log -S``, side by side: the commit that removed it).
+   line occurs there (as ``git log -S`` finds them: the commit that removed it), read from the same walk.
 
 No history is re-parsed beyond the REV-side blobs of the answers' files and of changed files that mention
 a name or word sought. Statuses: ``unchanged``, ``moved`` (same text, another file or a renamed one),
@@ -30,6 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from hookgraph import git
 from hookgraph.parse.words import identifier_words
+from hookgraph.search.lines import Range, commits_that_changed
 
 if TYPE_CHECKING:
     from hookgraph.parse import CodeUnit
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
 MAX_OTHER_FILES = 20
 #: Blobs larger than this are not read (the indexer's own limit is of the same order).
 MAX_BLOB_BYTES = 2_000_000
+#: Walks of history at most: a file renamed more than once is found under each older name by one more walk.
+RENAME_ROUNDS = 3
 
 
 class SinceError(ValueError):
@@ -164,12 +167,57 @@ def changes_since(root: Path, store: Store, rev: str, results: list[Result], wor
         now_lines: dict[str, list[bytes]] = {}
         for r in results:
             changes[r.unit.id] = _change(r.unit, renamed_from, old_blobs, now_blobs, now_lines, changed_old, old)
-        _add_commits(root, since, until, results, changes, now_blobs, until_blobs=git.blobs_at(
-            root, until, [r.unit.path for r in results if changes[r.unit.id].status != "unchanged"]))
-        deleted = _deleted(root, store, since, until, results, words, renamed_from, old_blobs, deleted_files, old)
+        gone = _deleted(store, results, words, renamed_from, old_blobs, now_blobs, deleted_files, old)
     finally:
         old.reader.close()
-    return SinceReport(rev=rev, commit=since, until=until, changes=changes, deleted=deleted)
+    todo = [r.unit for r in results if changes[r.unit.id].status != "unchanged"]
+    until_blobs = git.blobs_at(root, until, sorted({u.path for u in todo}))
+    followed = []
+    for u in todo:  # lines the indexed commit does not hold (the index is ahead of it there) cannot be followed
+        if until_blobs.get(u.path) is not None and until_blobs[u.path] == now_blobs.get(u.path):
+            followed.append(u)
+        else:
+            changes[u.id].commits = None
+    renamed_to = {before: after for after, before in renamed_from.items()}
+    watched = [(head, sorted({d.path, renamed_to.get(d.path, d.path)})) for d, head in gone]
+    starts = {u.path for u in followed} | {renamed_from[u.path] for u in followed if u.path in renamed_from}
+    lines_changed, heads_changed = _history(root, since, until, [Range(u.path, u.start_line, u.end_line)
+                                                                  for u in followed], starts, watched)
+    for u, commits in zip(followed, lines_changed):
+        changes[u.id].commits = commits
+    for (d, _), commits in zip(gone, heads_changed):
+        d.commits = commits
+    return SinceReport(rev=rev, commit=since, until=until, changes=changes, deleted=[d for d, _ in gone])
+
+
+def _history(root: Path, since: str, until: str, ranges: list[Range], names: set[str],
+             watched: list[tuple[str, list[str]]]) -> tuple[list[list[git.Commit]], list[list[git.Commit]]]:
+    """One walk of history for everything asked: the commits that changed each range's lines, and for each
+    watched ``(first line, paths)`` the commits that changed how often that line occurs there (as ``git log
+    -S`` finds the commit that removed a definition). A file the walk sees appear under a walked name may
+    have been renamed from a name not walked (renamed twice): its old name joins and the walk is redone."""
+    if not ranges and not watched:
+        return [], []
+    names = names | {p for _, ps in watched for p in ps}
+    parents = git.commit_parents(root, since, until)
+    watch = frozenset(head for head, _ in watched)
+    for _ in range(RENAME_ROUNDS):
+        patches, info = git.file_patches(root, since, until, sorted(names), watch)
+        appeared = [c for c, entries in patches.items()
+                    if len(entries) == 1 and any(p.old_path is None and p.new_path in names for p in entries[0])]
+        more = {old for (_, new), old in git.rename_sources(root, appeared).items() if new in names} - names
+        if not more:
+            break
+        names |= more
+    order = {commit: i for i, commit in enumerate(parents)}
+    by_lines = [[info[c] for c in commits if c in info]
+                for commits in commits_that_changed(ranges, until, parents, patches)]
+    by_heads = []
+    for head, paths in watched:
+        found = [c for c, entries in patches.items() if len(entries) == 1 and any(
+            p.watched.get(head) and (p.old_path in paths or p.new_path in paths) for p in entries[0])]
+        by_heads.append([info[c] for c in sorted(found, key=lambda c: order.get(c, len(order)))])
+    return by_lines, by_heads
 
 
 def _change(unit: Any, renamed_from: dict[str, str], old_blobs: dict[str, str], now_blobs: dict[str, str],
@@ -211,40 +259,14 @@ def _change(unit: Any, renamed_from: dict[str, str], old_blobs: dict[str, str], 
     return UnitChange("added")
 
 
-def _add_commits(root: Path, since: str, until: str, results: list[Result], changes: dict[int, UnitChange],
-                 now_blobs: dict[str, str], until_blobs: dict[str, str]) -> None:
-    """The commits that changed each changed unit's lines, from one walk of history (:mod:`.lines`); lines
-    the indexed commit does not hold (the index is ahead of it on that path) cannot be followed: None."""
-    from hookgraph.search.lines import Range, commits_that_changed
-
-    todo = [r.unit for r in results if changes[r.unit.id].status != "unchanged"]
-    followable = [u for u in todo if until_blobs.get(u.path) is not None and until_blobs[u.path] == now_blobs.get(u.path)]
-    for u in todo:
-        if u not in followable:
-            changes[u.id].commits = None
-    if not followable:
-        return
-    names = {u.path for u in followable}
-    for old_path, new_path in git.renames(root, since, until):  # newest first: a chain of names in one pass
-        if new_path in names:
-            names.add(old_path)
-    paths = sorted(names)
-    parents = git.commit_parents(root, since, until)
-    patches, info = git.file_patches(root, since, until, paths)
-    ranges = [Range(u.path, u.start_line, u.end_line) for u in followable]
-    for u, commits in zip(followable, commits_that_changed(ranges, until, parents, patches)):
-        changes[u.id].commits = [info[c] for c in commits if c in info]
-
-
-def _deleted(root: Path, store: Store, since: str, until: str, results: list[Result], words: list[str],
-             renamed_from: dict[str, str], old_blobs: dict[str, str], deleted_files: list[str],
-             old: _OldFiles) -> list[DeletedUnit]:
+def _deleted(store: Store, results: list[Result], words: list[str], renamed_from: dict[str, str],
+             old_blobs: dict[str, str], now_blobs: dict[str, str], deleted_files: list[str],
+             old: _OldFiles) -> list[tuple[DeletedUnit, str]]:
     """Definitions of the answers' files (as they were at REV) and of files deleted since that spell a question
     word, which the index has nowhere now (by qualified name and kind); best matches of the question first,
-    as many as there are answers."""
+    as many as there are answers; each with its first line (the text whose removal dates it)."""
     answer_files = {renamed_from.get(r.unit.path, r.unit.path) for r in results}
     renamed_to = {before: after for after, before in renamed_from.items()}
-    now_blobs = store.file_map()
     sought = {w.lower() for w in words}
     places = sorted(p for p in answer_files if p in old_blobs and old_blobs[p] != now_blobs.get(renamed_to.get(p, p)))
     spelled = [w.encode() for w in sought]
@@ -266,13 +288,9 @@ def _deleted(root: Path, store: Store, since: str, until: str, results: list[Res
             if overlap or path in answer_files:
                 gone.append((overlap, path, u, lines))
     gone.sort(key=lambda g: (-g[0], g[1], g[2].start_line))
-    chosen = gone[: max(len(results), 1)]
-    asked = []
-    for _, path, u, lines in chosen:
+    chosen = []
+    for _, path, u, lines in gone[: max(len(results), 1)]:
         first = _lines(lines, u.start_line, u.start_line)
         head = first[0].decode("utf-8", "replace").strip() if first else ""
-        asked.append((head, sorted({path, renamed_to.get(path, path)})))
-    histories = git.text_histories(root, since, until, [(h, p) for h, p in asked if h])
-    by_head = iter(histories)
-    return [DeletedUnit(path, u.qualname, u.kind, u.start_line, u.end_line, next(by_head) if head else [])
-            for (_, path, u, _), (head, _) in zip(chosen, asked)]
+        chosen.append((DeletedUnit(path, u.qualname, u.kind, u.start_line, u.end_line, []), head))
+    return chosen
