@@ -518,10 +518,58 @@ def _patch_path(raw: bytes, prefix: bytes) -> str | None:
     return path_key(_decode(raw[len(prefix):] if raw.startswith(prefix) else raw))
 
 
-def commit_parents(root: Path, since: str, until: str) -> dict[str, list[str]]:
-    """``{commit: [parents]}`` for every commit after ``since`` up to ``until`` (``git rev-list --parents``)."""
-    out = _decode(run(["rev-list", "--parents", f"{since}..{until}"], root))
+class Running:
+    """A git command started now and read later. A thread drains its output as it comes, so git never waits
+    on a full pipe: ``ask --since`` starts its history walks first and parses blobs while they run."""
+
+    def __init__(self, args: list[str], cwd: Path) -> None:
+        import threading
+
+        self.args = args
+        self._out, self._err = b"", b""
+        try:
+            self._proc = subprocess.Popen(["git", *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        self._out, self._err = self._proc.communicate()
+
+    def output(self) -> bytes:
+        """Its stdout once it ended; GitError (git's last line) when it failed."""
+        self._thread.join()
+        code = self._proc.returncode
+        if code == -signal.SIGINT:
+            raise KeyboardInterrupt
+        if code != 0:
+            lines = _decode(self._err).strip().splitlines()
+            raise GitError(f"git {self.args[0]} failed: {lines[-1] if lines else f'exit code {code}'}")
+        return self._out
+
+    def cancel(self) -> None:
+        """Stop it: its answer is not needed after all."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._thread.join()
+
+
+def start_commit_parents(root: Path, since: str, until: str) -> Running:
+    """Start listing every commit after ``since`` up to ``until`` with its parents (``git rev-list --parents``)."""
+    return Running(["rev-list", "--parents", f"{since}..{until}"], root)
+
+
+def commit_parents_of(running: Running) -> dict[str, list[str]]:
+    """``{commit: [parents]}``, newest first, from :func:`start_commit_parents`."""
+    out = _decode(running.output())
     return {line.split()[0]: line.split()[1:] for line in out.split("\n") if line.strip()}
+
+
+def commit_parents(root: Path, since: str, until: str) -> dict[str, list[str]]:
+    """``{commit: [parents]}`` for every commit after ``since`` up to ``until``, newest first."""
+    return commit_parents_of(start_commit_parents(root, since, until))
 
 
 def rename_sources(root: Path, commits: list[str]) -> dict[tuple[str, str], str]:
@@ -547,17 +595,23 @@ def rename_sources(root: Path, commits: list[str]) -> dict[tuple[str, str], str]
     return found
 
 
-def file_patches(root: Path, since: str, until: str, paths: list[str],
-                 watch: frozenset[str] = frozenset()) -> tuple[dict[str, list[list[FilePatch]]], dict[str, Commit]]:
+def start_file_patches(root: Path, since: str, until: str, paths: list[str]) -> Running:
+    """Start the walk :func:`file_patches` reads."""
+    return Running(["--literal-pathspecs", "log", "-m", "-p", "-U0", "-M", "--no-color", "--no-ext-diff",
+                    _LOG_FORMAT, f"{since}..{until}", "--", *paths], root)
+
+
+def file_patches(root: Path, since: str, until: str, paths: list[str], watch: frozenset[str] = frozenset(),
+                 started: Running | None = None) -> tuple[dict[str, list[list[FilePatch]]], dict[str, Commit]]:
     """The ``-U0`` patches of these paths for each commit after ``since`` up to ``until`` that changed them:
     ``{commit: [patches against parent 1, against parent 2, ...]}`` and each such commit's date and subject.
 
     One ``git log -m -p -M`` walk for all the paths: a merge appears once per parent, in parent order (a
     merge git shows differs from every parent on these paths, so none of its entries is left out). Lines
-    equal to a ``watch`` text are counted in each patch (:attr:`FilePatch.watched`).
+    equal to a ``watch`` text are counted in each patch (:attr:`FilePatch.watched`). ``started``: the
+    same walk, begun earlier by :func:`start_file_patches`.
     """
-    out = run(["--literal-pathspecs", "log", "-m", "-p", "-U0", "-M", "--no-color", "--no-ext-diff",
-               _LOG_FORMAT, f"{since}..{until}", "--", *paths], root)
+    out = (started or start_file_patches(root, since, until, paths)).output()
     patches: dict[str, list[list[FilePatch]]] = {}
     info: dict[str, Commit] = {}
     current: list[FilePatch] | None = None

@@ -157,8 +157,11 @@ def changes_since(root: Path, store: Store, rev: str, results: list[Result], wor
             deleted_files.append(change.old_path)
         if change.status in ("R", "C") and change.old_path and change.new_path:
             renamed_from.setdefault(change.new_path, change.old_path)
-    now_blobs = store.file_map()
     paths = sorted({r.unit.path for r in results})
+    # The walk of history starts now, over every file it may need, and runs while blobs are parsed.
+    walked = set(paths) | {renamed_from[p] for p in paths if p in renamed_from} | set(deleted_files[:MAX_OTHER_FILES])
+    walk = (git.start_commit_parents(root, since, until), git.start_file_patches(root, since, until, sorted(walked)))
+    now_blobs = store.file_map()
     wanted_old = sorted({renamed_from.get(p, p) for p in paths} | set(changed_old))
     old_blobs = git.blobs_at(root, since, wanted_old)
     old = _OldFiles(root)
@@ -168,6 +171,10 @@ def changes_since(root: Path, store: Store, rev: str, results: list[Result], wor
         for r in results:
             changes[r.unit.id] = _change(r.unit, renamed_from, old_blobs, now_blobs, now_lines, changed_old, old)
         gone = _deleted(store, results, words, renamed_from, old_blobs, now_blobs, deleted_files, old)
+    except BaseException:
+        for running in walk:
+            running.cancel()
+        raise
     finally:
         old.reader.close()
     todo = [r.unit for r in results if changes[r.unit.id].status != "unchanged"]
@@ -180,9 +187,8 @@ def changes_since(root: Path, store: Store, rev: str, results: list[Result], wor
             changes[u.id].commits = None
     renamed_to = {before: after for after, before in renamed_from.items()}
     watched = [(head, sorted({d.path, renamed_to.get(d.path, d.path)})) for d, head in gone]
-    starts = {u.path for u in followed} | {renamed_from[u.path] for u in followed if u.path in renamed_from}
     lines_changed, heads_changed = _history(root, since, until, [Range(u.path, u.start_line, u.end_line)
-                                                                  for u in followed], starts, watched)
+                                                                  for u in followed], walked, watched, walk)
     for u, commits in zip(followed, lines_changed):
         changes[u.id].commits = commits
     for (d, _), commits in zip(gone, heads_changed):
@@ -191,18 +197,29 @@ def changes_since(root: Path, store: Store, rev: str, results: list[Result], wor
 
 
 def _history(root: Path, since: str, until: str, ranges: list[Range], names: set[str],
-             watched: list[tuple[str, list[str]]]) -> tuple[list[list[git.Commit]], list[list[git.Commit]]]:
+             watched: list[tuple[str, list[str]]], started: tuple[git.Running, git.Running] | None = None,
+             ) -> tuple[list[list[git.Commit]], list[list[git.Commit]]]:
     """One walk of history for everything asked: the commits that changed each range's lines, and for each
     watched ``(first line, paths)`` the commits that changed how often that line occurs there (as ``git log
     -S`` finds the commit that removed a definition). A file the walk sees appear under a walked name may
-    have been renamed from a name not walked (renamed twice): its old name joins and the walk is redone."""
+    have been renamed from a name not walked (renamed twice): its old name joins and the walk is redone.
+    ``started``: the parents listing and the first walk over ``names``, begun earlier."""
     if not ranges and not watched:
+        for running in started or ():
+            running.cancel()
         return [], []
-    names = names | {p for _, ps in watched for p in ps}
-    parents = git.commit_parents(root, since, until)
+    first = None
+    if started is not None and {p for _, ps in watched for p in ps} <= names:
+        parents, first = git.commit_parents_of(started[0]), started[1]
+    else:
+        for running in started or ():
+            running.cancel()
+        names = names | {p for _, ps in watched for p in ps}
+        parents = git.commit_parents(root, since, until)
     watch = frozenset(head for head, _ in watched)
     for _ in range(RENAME_ROUNDS):
-        patches, info = git.file_patches(root, since, until, sorted(names), watch)
+        patches, info = git.file_patches(root, since, until, sorted(names), watch, started=first)
+        first = None
         appeared = [c for c, entries in patches.items()
                     if len(entries) == 1 and any(p.old_path is None and p.new_path in names for p in entries[0])]
         more = {old for (_, new), old in git.rename_sources(root, appeared).items() if new in names} - names
