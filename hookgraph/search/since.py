@@ -110,9 +110,16 @@ class _OldFiles:
     def __init__(self, root: Path) -> None:
         self.reader = git.BlobReader(root)
         self.parsed: dict[str, tuple[list[bytes], list[CodeUnit]]] = {}
+        self.raw: dict[str, list[bytes]] = {}
 
     def data(self, blob: str) -> bytes | None:
         return self.reader.read(blob, MAX_BLOB_BYTES)
+
+    def lines(self, blob: str) -> list[bytes]:
+        """The blob's lines (with their ends), read once."""
+        if blob not in self.raw:
+            self.raw[blob] = (self.data(blob) or b"").splitlines(keepends=True)
+        return self.raw[blob]
 
     def units(self, path: str, blob: str, data: bytes | None = None) -> tuple[list[bytes], list[CodeUnit]]:
         if blob not in self.parsed:
@@ -127,6 +134,15 @@ class _OldFiles:
 
 def _lines(lines: list[bytes], start: int, end: int) -> list[bytes]:
     return lines[start - 1:end]
+
+
+def _block_at(lines: list[bytes], block: list[bytes]) -> int | None:
+    """The first line (1-based) where ``block`` stands in ``lines``, line for line, or None."""
+    first, size = block[0], len(block)
+    for i, line in enumerate(lines):
+        if line == first and lines[i:i + size] == block:
+            return i + 1
+    return None
 
 
 def _find(units: list[CodeUnit], lines: list[bytes], qualname: str, kind: str, text: list[bytes]) -> CodeUnit | None:
@@ -255,6 +271,12 @@ def _change(unit: Any, renamed_from: dict[str, str], old_blobs: dict[str, str], 
         data = old.data(now_blob) if now_blob else None
         now_lines[path] = (data or b"").splitlines(keepends=True)
     text = _lines(now_lines[path], unit.start_line, unit.end_line)
+    if old_blob is not None and text:  # the very text still in its file: no parse needed (the parser's first
+        at = _block_at(old.lines(old_blob), text)  # use in a process costs more than all the rest here)
+        if at is not None:
+            if old_path == path:
+                return UnitChange("unchanged")
+            return UnitChange("moved", old_path, at, at + len(text) - 1)
     places = ([old_path] if old_blob is not None else []) + [
         p for p in changed_old if p != old_path and p in old_blobs]
     name = unit.name.encode("utf-8", "surrogateescape")
