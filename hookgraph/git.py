@@ -557,18 +557,19 @@ class Running:
 
 
 def start_commit_parents(root: Path, since: str, until: str) -> Running:
-    """Start listing every commit after ``since`` up to ``until`` with its parents (``git rev-list --parents``)."""
-    return Running(["rev-list", "--parents", f"{since}..{until}"], root)
+    """Start listing every commit after ``since`` up to ``until`` with its parents, children first
+    (``git rev-list --topo-order --parents``)."""
+    return Running(["rev-list", "--topo-order", "--parents", f"{since}..{until}"], root)
 
 
 def commit_parents_of(running: Running) -> dict[str, list[str]]:
-    """``{commit: [parents]}``, newest first, from :func:`start_commit_parents`."""
+    """``{commit: [parents]}``, children before parents, from :func:`start_commit_parents`."""
     out = _decode(running.output())
     return {line.split()[0]: line.split()[1:] for line in out.split("\n") if line.strip()}
 
 
 def commit_parents(root: Path, since: str, until: str) -> dict[str, list[str]]:
-    """``{commit: [parents]}`` for every commit after ``since`` up to ``until``, newest first."""
+    """``{commit: [parents]}`` for every commit after ``since`` up to ``until``, children before parents."""
     return commit_parents_of(start_commit_parents(root, since, until))
 
 
@@ -596,32 +597,51 @@ def rename_sources(root: Path, commits: list[str]) -> dict[tuple[str, str], str]
 
 
 def start_file_patches(root: Path, since: str, until: str, paths: list[str]) -> Running:
-    """Start the walk :func:`file_patches` reads."""
-    return Running(["--literal-pathspecs", "log", "-m", "-p", "-U0", "-M", "--no-color", "--no-ext-diff",
+    """Start the walk :func:`file_patches` reads: the non-merge commits that changed these paths."""
+    return Running(["--literal-pathspecs", "log", "--no-merges", "-p", "-U0", "-M", "--no-color", "--no-ext-diff",
                     _LOG_FORMAT, f"{since}..{until}", "--", *paths], root)
 
 
 def file_patches(root: Path, since: str, until: str, paths: list[str], watch: frozenset[str] = frozenset(),
-                 started: Running | None = None) -> tuple[dict[str, list[list[FilePatch]]], dict[str, Commit]]:
+                 started: Running | None = None, merges: dict[str, list[str]] | None = None,
+                 ) -> tuple[dict[str, list[list[FilePatch]]], dict[str, Commit]]:
     """The ``-U0`` patches of these paths for each commit after ``since`` up to ``until`` that changed them:
     ``{commit: [patches against parent 1, against parent 2, ...]}`` and each such commit's date and subject.
 
-    One ``git log -m -p -M`` walk for all the paths: a merge appears once per parent, in parent order (a
-    merge git shows differs from every parent on these paths, so none of its entries is left out). Lines
-    equal to a ``watch`` text are counted in each patch (:attr:`FilePatch.watched`). ``started``: the
-    same walk, begun earlier by :func:`start_file_patches`.
+    One ``git log -p`` walk of the non-merge commits for all the paths, and one ``git diff-tree --stdin``
+    for the ``merges`` (``{merge: [parents]}``) against each parent in turn, an empty patch list where it
+    does not differ there (``--always``: ``git log -m`` leaves such a parent out, and the entries could not
+    be told apart). Lines equal to a ``watch`` text are counted in each patch (:attr:`FilePatch.watched`).
+    ``started``: the same walk, begun earlier by :func:`start_file_patches`.
     """
-    out = (started or start_file_patches(root, since, until, paths)).output()
     patches: dict[str, list[list[FilePatch]]] = {}
     info: dict[str, Commit] = {}
+    out = (started or start_file_patches(root, since, until, paths)).output()
+    for commit, entry in _patch_entries(out, watch):
+        info[commit.sha] = commit
+        patches[commit.sha] = [entry]
+    pairs = "".join(f"{merge} {parent}\n" for merge, parents in (merges or {}).items() for parent in parents)
+    if pairs:
+        out = run(["--literal-pathspecs", "diff-tree", "--stdin", "--always", "-p", "-U0", "-M", "--no-color",
+                   "--no-ext-diff", _LOG_FORMAT, "--", *paths], root, input=pairs.encode())
+        for commit, entry in _patch_entries(out, watch):
+            if any(entry):
+                info[commit.sha] = commit
+            patches.setdefault(commit.sha, []).append(entry)
+    return patches, info
+
+
+def _patch_entries(out: bytes, watch: frozenset[str]) -> list[tuple[Commit, list[FilePatch]]]:
+    """``(commit, its patches)`` for each record of ``git log -p`` / ``git diff-tree -p`` output in
+    :data:`_LOG_FORMAT`, in order."""
+    entries: list[tuple[Commit, list[FilePatch]]] = []
     current: list[FilePatch] | None = None
     in_header = False  # ---/+++ are paths only before a patch's first hunk; inside it, a line removed or added
     for line in out.split(b"\n"):
         if line.startswith(_RECORD.encode()):
             sha, date, subject = (_decode(line[1:]).split(_FIELD, 2) + ["", ""])[:3]
-            info[sha] = Commit(sha, date, subject)
             current = []
-            patches.setdefault(sha, []).append(current)
+            entries.append((Commit(sha, date, subject), current))
         elif current is None:
             continue
         elif line.startswith(b"diff --git "):  # paths follow: ---/+++ lines, or rename lines for a pure rename
@@ -650,4 +670,4 @@ def file_patches(root: Path, since: str, until: str, paths: list[str], watch: fr
             if match:
                 a, b, c, d = match.groups()
                 current[-1].hunks.append(Hunk(int(a), 1 if b is None else int(b), int(c), 1 if d is None else int(d)))
-    return patches, info
+    return entries

@@ -175,6 +175,7 @@ def test_the_lines_followed_through_history_match_git_log_L(tmp_path: Path) -> N
     for c in range(60):
         path = rng.choice(sorted(blocks))
         if c in (20, 40):  # the same file renamed twice
+            path = next(p for p in sorted(blocks) if p.startswith("m1"))
             new = path.replace(".py", f"_{c}.py")
             git(repo, "mv", path, new)
             blocks[new] = blocks.pop(path)
@@ -204,9 +205,12 @@ def test_the_lines_followed_through_history_match_git_log_L(tmp_path: Path) -> N
         commit_all(repo, f"edit {c}")
     until = git(repo, "rev-parse", "HEAD").strip()
     units = [(p, u) for p in sorted(blocks) for u in parse_file(p, (repo / p).read_bytes()).units if u.kind != "file"]
-    # only today's names: the walk finds the older names of the file renamed twice by itself
-    ours, _ = _history(repo, start, until, [Range(p, u.start_line, u.end_line) for p, u in units], set(blocks), [])
-    ours = [[c.sha for c in commits] for commits in ours]
+    # file by file, under today's name only: the walk finds the older names of the file renamed twice by itself,
+    # and the merge differs from one parent only in most files
+    ours = []
+    for name in sorted(blocks):
+        mine = [Range(p, u.start_line, u.end_line) for p, u in units if p == name]
+        ours += [[c.sha for c in commits] for commits in _history(repo, start, until, mine, {name}, [])[0]]
     followed = 0
     for (path, u), found in zip(units, ours):
         out = git(repo, "log", "--format=C %H", f"-L{u.start_line},{u.end_line}:{path}", f"{start}..{until}")
@@ -214,3 +218,32 @@ def test_the_lines_followed_through_history_match_git_log_L(tmp_path: Path) -> N
         assert found == theirs, (path, u.qualname)
         followed += len(found) > 1
     assert followed >= 5  # the comparison covered lines changed more than once
+
+
+def test_a_merge_that_shifted_the_lines_from_one_side_only(tmp_path: Path) -> None:
+    """The side branch inserts lines above a function that main edited before the branch; the merge differs
+    from main there and not from the side: the function's lines must be mapped into main's version through
+    the merge's own patch against main, or the edit before the branch is lost."""
+    from hookgraph.search.lines import Range
+    from hookgraph.search.since import _history
+
+    functions = [f"def f{i}(x):\n    return x + {i}\n" for i in range(6)]
+    repo = make_repo(tmp_path / "repo", {"f.py": "\n\n".join(functions), "g.py": "G = 1\n"})
+    start = git(repo, "rev-parse", "HEAD").strip()
+    write_files(repo, {"f.py": "\n\n".join(functions[:4] + ["def f4(x):\n    return x + 40\n"] + functions[5:])})
+    edit = commit_all(repo, "edit f4")
+    git(repo, "checkout", "-q", "-b", "side")
+    write_files(repo, {"f.py": "def g(x):\n    return x\n\n\n" + (repo / "f.py").read_text() + "\n\ndef h(x):\n    return x\n"})
+    commit_all(repo, "add g on top and h at the end")
+    git(repo, "checkout", "-q", "main")
+    write_files(repo, {"g.py": "G = 2\n"})
+    commit_all(repo, "main: other file")
+    git(repo, "merge", "-q", "--no-edit", "side")
+    until = git(repo, "rev-parse", "HEAD").strip()
+    lines = (repo / "f.py").read_text().splitlines()
+    at = lines.index("def f4(x):") + 1
+    out = git(repo, "log", "--format=C %H", f"-L{at},{at + 1}:f.py", f"{start}..{until}")
+    theirs = [line[2:] for line in out.splitlines() if line.startswith("C ")]
+    assert theirs == [edit]
+    (ours,), _ = _history(repo, start, until, [Range("f.py", at, at + 1)], {"f.py"}, [])
+    assert [c.sha for c in ours] == theirs

@@ -15,7 +15,6 @@ through one walk's ``-U0`` patches (:func:`hookgraph.git.file_patches`) and the 
 
 from __future__ import annotations
 
-from collections import deque
 from dataclasses import dataclass
 
 from hookgraph.git import FilePatch, Hunk
@@ -67,33 +66,35 @@ def _into_parent(patch: FilePatch | None, where: Range) -> Range | None:
 
 def commits_that_changed(ranges: list[Range], until: str, parents: dict[str, list[str]],
                          patches: dict[str, list[list[FilePatch]]]) -> list[list[str]]:
-    """For each range of ``until``'s tree, the commits of ``parents`` (the walked part of history) that
-    changed those lines, in ``parents``' order (``git rev-list``'s: newest first)."""
-    order = {commit: i for i, commit in enumerate(parents)}
-    found: list[list[str]] = []
-    for start in ranges:
-        touched: list[str] = []
-        seen: set[str] = set()
-        stack = deque([(until, start)])
-        while stack:
-            commit, where = stack.popleft()
-            if commit in seen or commit not in parents:
-                continue
-            seen.add(commit)
-            per_parent = patches.get(commit)
-            mine = [_patch_for(entry, where.path) for entry in per_parent] if per_parent else []
-            if len(mine) != len(parents[commit]):  # not shown by the walk: the file is as in its parents
-                mine = [None] * len(parents[commit])
-            changed = [p is not None and (p.old_path is None or _touches(p.hunks, where.start, where.end))
-                       for p in mine]
-            if changed and all(changed):
-                touched.append(commit)
-            for parent, patch in zip(parents[commit], mine):
+    """For each range of ``until``'s tree, the commits of ``parents`` (the walked part of history, children
+    before parents: ``git rev-list --topo-order``) that changed those lines, newest first.
+
+    One pass over the commits for all ranges: a commit that changed none of the walked files hands every
+    range to its parents as it is; a range reaching a commit along two children keeps the first.
+    """
+    touched: list[list[str]] = [[] for _ in ranges]
+    state: dict[str, dict[int, Range]] = {until: dict(enumerate(ranges))}
+    for commit, commit_parents in parents.items():
+        here = state.pop(commit, None)
+        if not here:
+            continue
+        per_parent = patches.get(commit)
+        if not per_parent or len(per_parent) != len(commit_parents):  # not shown by the walk: unchanged files
+            for parent in commit_parents:
+                inherited = state.setdefault(parent, {})
+                for i, where in here.items():
+                    inherited.setdefault(i, where)
+            continue
+        for i, where in here.items():
+            mine = [_patch_for(entry, where.path) for entry in per_parent]
+            if all(p is not None and (p.old_path is None or _touches(p.hunks, where.start, where.end))
+                   for p in mine):
+                touched[i].append(commit)
+            for parent, patch in zip(commit_parents, mine):
                 earlier = _into_parent(patch, where)
                 if earlier is not None:
-                    stack.append((parent, earlier))
-        found.append(sorted(touched, key=order.__getitem__))
-    return found
+                    state.setdefault(parent, {}).setdefault(i, earlier)
+    return touched
 
 
 def _patch_for(entry: list[FilePatch], path: str) -> FilePatch | None:

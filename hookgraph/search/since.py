@@ -218,7 +218,8 @@ def _history(root: Path, since: str, until: str, ranges: list[Range], names: set
     """One walk of history for everything asked: the commits that changed each range's lines, and for each
     watched ``(first line, paths)`` the commits that changed how often that line occurs there (as ``git log
     -S`` finds the commit that removed a definition). A file the walk sees appear under a walked name may
-    have been renamed from a name not walked (renamed twice): its old name joins and the walk is redone.
+    have been renamed from a name not walked (renamed twice): its old name joins and the walk is redone over
+    every name (a walk of some names only would see the other side of a rename as a deletion).
     ``started``: the parents listing and the first walk over ``names``, begun earlier."""
     if not ranges and not watched:
         for running in started or ():
@@ -233,15 +234,19 @@ def _history(root: Path, since: str, until: str, ranges: list[Range], names: set
         names = names | {p for _, ps in watched for p in ps}
         parents = git.commit_parents(root, since, until)
     watch = frozenset(head for head, _ in watched)
-    for _ in range(RENAME_ROUNDS):
-        patches, info = git.file_patches(root, since, until, sorted(names), watch, started=first)
-        first = None
-        appeared = [c for c, entries in patches.items()
-                    if len(entries) == 1 and any(p.old_path is None and p.new_path in names for p in entries[0])]
-        more = {old for (_, new), old in git.rename_sources(root, appeared).items() if new in names} - names
-        if not more:
+    merges = {commit: ps for commit, ps in parents.items() if len(ps) > 1}
+    patches, info = git.file_patches(root, since, until, sorted(names), watch, started=first, merges=merges)
+    checked: set[str] = set()
+    for _ in range(RENAME_ROUNDS - 1):
+        appeared = [c for c, entries in patches.items() if c not in checked and len(entries) == 1
+                    and any(p.old_path is None and p.new_path in names for p in entries[0])]
+        checked.update(appeared)
+        renamed = {(new, old) for (_, new), old in git.rename_sources(root, appeared).items()
+                   if new in names and old not in names}
+        if not renamed:
             break
-        names |= more
+        names |= {old for _, old in renamed}
+        patches, info = git.file_patches(root, since, until, sorted(names), watch, merges=merges)
     order = {commit: i for i, commit in enumerate(parents)}
     by_lines = [[info[c] for c in commits if c in info]
                 for commits in commits_that_changed(ranges, until, parents, patches)]
