@@ -111,8 +111,8 @@ class StoreReads(StoreBase):
         """
         weights = ", ".join(str(w) for w in FTS_WEIGHTS)
         within, params = ("", []) if among is None else among.where()
-        if among is not None:
-            within = f" AND rowid IN (SELECT id FROM units WHERE {within})"
+        if among is not None:  # ``+rowid``: a filter on the matches, never handed to FTS5 as rowids to look up
+            within = f" AND +rowid IN (SELECT id FROM units WHERE {within})"  # (that ran MATCH once per unit)
         try:
             rows = cast("list[tuple[int, float]]", self.db.execute(
                 f"SELECT rowid, -bm25(fts_units, {weights}) AS score FROM fts_units "
