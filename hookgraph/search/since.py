@@ -125,7 +125,8 @@ class _OldFiles:
         if blob not in self.parsed:
             from hookgraph.parse import parse_file
 
-            data = data if data is not None else self.data(blob)
+            if data is None:
+                data = b"".join(self.raw[blob]) if blob in self.raw else self.data(blob)
             parsed = parse_file(path, data) if data is not None else None
             self.parsed[blob] = ((data or b"").splitlines(keepends=True),
                                  [u for u in parsed.units if u.kind != "file"] if parsed else [])
@@ -250,8 +251,11 @@ def _history(root: Path, since: str, until: str, ranges: list[Range], names: set
     order = {commit: i for i, commit in enumerate(parents)}
     by_lines = [[info[c] for c in commits if c in info]
                 for commits in commits_that_changed(ranges, until, parents, patches)]
-    by_heads = []
+    by_heads: list[list[git.Commit]] = []
     for head, paths in watched:
+        if not head:
+            by_heads.append([])
+            continue
         found = [c for c, entries in patches.items() if len(entries) == 1 and any(
             p.watched.get(head) and (p.old_path in paths or p.new_path in paths) for p in entries[0])]
         by_heads.append([info[c] for c in sorted(found, key=lambda c: order.get(c, len(order)))])
@@ -334,7 +338,12 @@ def _deleted(store: Store, results: list[Result], words: list[str], renamed_from
     gone.sort(key=lambda g: (-g[0], g[1], g[2].start_line))
     chosen = []
     for _, path, u, lines in gone[: max(len(results), 1)]:
-        first = _lines(lines, u.start_line, u.start_line)
-        head = first[0].decode("utf-8", "replace").strip() if first else ""
-        chosen.append((DeletedUnit(path, u.qualname, u.kind, u.start_line, u.end_line, []), head))
+        chosen.append((DeletedUnit(path, u.qualname, u.kind, u.start_line, u.end_line, []), _head(u, lines)))
     return chosen
+
+
+def _head(unit: CodeUnit, lines: list[bytes]) -> str:
+    """The line that dates a definition's removal: its first line that spells its name (a decorator line
+    above it, ``@staticmethod``, would date every decorated definition), else its first line; stripped."""
+    text = [line.decode("utf-8", "replace").strip() for line in _lines(lines, unit.start_line, unit.end_line)]
+    return next((line for line in text if unit.name and unit.name in line), text[0] if text else "")
