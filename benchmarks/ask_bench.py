@@ -1,6 +1,6 @@
 """``hookgraph ask`` at 1k, 10k and 100k units: as a new process and in-process.
 
-    python benchmarks/ask_bench.py [--sizes 1000,10000,100000] [--runs 5] [--keep DIR] [--no-write]
+    python benchmarks/ask_bench.py [--sizes 1000,10000,100000] [--runs 5] [--keep DIR] [--no-write] [--kind KIND]
 
 For each size, a synthetic Python repository (the hook benchmark's generator:
 modules of 2 classes x 5 methods + 10 functions, docstrings, calls) is
@@ -21,6 +21,9 @@ Measured, median over ``--runs`` rounds of every query:
   into query embedding, full-text search, vector KNN and the rest (fusion,
   exact names, graph expansion, unit reads);
 * database bytes per unit.
+
+``--kind KIND`` asks every query as ``ask --kind KIND`` (typed search: the filter inside the KNN and
+full-text queries) and writes the "ask --kind" section instead.
 
 Writes the "ask" section of ``benchmarks/RESULTS.md``.
 """
@@ -99,13 +102,19 @@ def db_bytes(repo: Path) -> int:
     return path.stat().st_size
 
 
-def in_process(repo: Path, queries: list[str], runs: int, files: bool = False) -> dict[str, list[float]]:
+def in_process(repo: Path, queries: list[str], runs: int, files: bool = False,
+               kind: str | None = None) -> dict[str, list[float]]:
     """Search times with the model loaded, split by step (seconds)."""
     from hookgraph import search as search_mod
     from hookgraph.embed.choice import embedder_for_repo
     from hookgraph.store import Store, db_path
 
     times: dict[str, list[float]] = {k: [] for k in ("total", "embed", "fts", "knn", "rest")}
+    extra = {}
+    if kind:
+        from hookgraph.search.kinds import read_kinds
+
+        extra["kinds"] = read_kinds(kind)
     with Store(db_path(repo), readonly=True) as store:
         embedder = embedder_for_repo(repo)
         embedder.embed_query("warm up")
@@ -128,9 +137,9 @@ def in_process(repo: Path, queries: list[str], runs: int, files: bool = False) -
                 step.clear()
                 t = time.perf_counter()
                 if files:
-                    search_mod.search_files(store, q, top=10, embedder=embedder)
+                    search_mod.search_files(store, q, top=10, embedder=embedder, **extra)
                 else:
-                    search_mod.search(store, q, top=10, embedder=embedder)
+                    search_mod.search(store, q, top=10, embedder=embedder, **extra)
                 total = time.perf_counter() - t
                 times["total"].append(total)
                 for k in ("embed", "fts", "knn"):
@@ -140,13 +149,14 @@ def in_process(repo: Path, queries: list[str], runs: int, files: bool = False) -
     return times
 
 
-def new_process(repo: Path, queries: list[str], runs: int, files: bool = False) -> tuple[list[float], list[float]]:
+def new_process(repo: Path, queries: list[str], runs: int, files: bool = False,
+                kind: str | None = None) -> tuple[list[float], list[float]]:
     walls, peaks = [], []
     for _ in range(runs):
         for q in queries:
             # exit 1 is "no strong match" (the pseudo-random vectors make any verdict possible): still an answer
-            m = measured([PYTHON, "-m", "hookgraph.cli", "ask", q, "--json", *(["--files"] if files else [])], repo,
-                         check=False)
+            m = measured([PYTHON, "-m", "hookgraph.cli", "ask", q, "--json", *(["--files"] if files else []),
+                          *(["--kind", kind] if kind else [])], repo, check=False)
             if m.returncode not in (0, 1):
                 raise SystemExit(f"ask {q!r} failed ({m.returncode}): {m.stderr.strip()[-300:]}")
             json.loads(m.stdout)
@@ -162,6 +172,7 @@ def main() -> None:
     parser.add_argument("--keep", type=Path, help="build the repositories here and keep them (reused next time)")
     parser.add_argument("--no-write", action="store_true")
     parser.add_argument("--files", action="store_true", help="ask --files (files ranked by each half, fused)")
+    parser.add_argument("--kind", default=None, help="ask --kind KIND (typed search)")
     args = parser.parse_args()
     precompile()
     load_before = load()
@@ -172,8 +183,8 @@ def main() -> None:
         repo, units, build_seconds, identifiers = build(work, size)
         queries = QUESTIONS + identifiers
         size_bytes = db_bytes(repo)
-        inproc = in_process(repo, queries, args.runs, args.files)
-        walls, peaks = new_process(repo, queries, args.runs, args.files)
+        inproc = in_process(repo, queries, args.runs, args.files, args.kind)
+        walls, peaks = new_process(repo, queries, args.runs, args.files, args.kind)
         row = {"size": size, "units": units, "build": build_seconds, "bytes": size_bytes, "queries": len(queries),
                "inproc": inproc, "walls": walls, "peaks": peaks}
         rows.append(row)
@@ -184,7 +195,7 @@ def main() -> None:
     section = render(rows, args, machine_line(machine(), load_before))
     print(section)
     if not args.no_write:
-        write_section("ask --files" if args.files else "ask", section)
+        write_section("ask --files" if args.files else f"ask --kind {args.kind}" if args.kind else "ask", section)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -196,10 +207,10 @@ def render(rows: list[dict], args: argparse.Namespace, machine_text: str) -> str
     target_new = {10000: 0.5}
     target_in = {10000: 0.05, 100000: 0.3}
     lines = [
-        "## ask --files" if args.files else "## ask",
+        "## ask --files" if args.files else f"## ask --kind {args.kind}" if args.kind else "## ask",
         "",
         f"Command: `python benchmarks/ask_bench.py --sizes {args.sizes} --runs {args.runs}"
-        f"{' --files' if args.files else ''}` "
+        f"{' --files' if args.files else ''}{f' --kind {args.kind}' if args.kind else ''}` "
         f"({time.strftime('%Y-%m-%d')}); each size asks {rows[0]['queries'] if rows else 0} queries "
         f"(3 questions, a function name, a `Class.method`) {args.runs} times; medians (p50) over all of them.",
         machine_text,

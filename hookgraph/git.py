@@ -15,7 +15,7 @@ import re
 import signal
 import stat
 import subprocess
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
@@ -463,3 +463,267 @@ def worktree_symlink_entry(root: Path, path: str) -> Entry | None:
 def add(root: Path, paths: list[str]) -> None:
     """``git add`` paths (force: the database may be ignored in default mode)."""
     run(["add", "-f", "--", *paths], root)
+
+
+# -- history since a revision (``ask --since``) --------------------------------------
+
+#: Separates a commit's fields in ``git log --format`` output: a byte no commit subject or date holds as such
+#: (subjects are one line; git keeps control bytes out of ``%s`` only loosely, so the record starts with a
+#: record separator at the start of a line, which no diff line of ours starts with).
+_RECORD, _FIELD = "\x1e", "\x1f"
+_LOG_FORMAT = f"--format={_RECORD}%H{_FIELD}%cs{_FIELD}%s"
+
+
+@dataclass(frozen=True)
+class Commit:
+    """A commit as ``ask --since`` shows it."""
+
+    sha: str
+    date: str
+    subject: str
+
+
+@dataclass(frozen=True)
+class TreeChange:
+    """One entry of a tree diff with rename detection: ``status`` is git's letter (A, D, M, R, C, T)."""
+
+    status: str
+    old_path: str | None
+    new_path: str | None
+
+
+def resolve_commit(root: Path, rev: str) -> str | None:
+    """The commit ``rev`` names (a tag, a branch, ``HEAD~3``, a SHA), or None when it names none here."""
+    if not rev or rev.startswith("-") or "\n" in rev or "\0" in rev:
+        return None
+    out = run(["rev-parse", "--verify", "-q", "--end-of-options", f"{rev}^{{commit}}"], root, check=False)
+    sha = _decode(out).strip()
+    return sha if _OBJECT_NAME.fullmatch(sha) else None
+
+
+def tree_changes(root: Path, old: str, new: str) -> list[TreeChange]:
+    """What changed from commit ``old``'s tree to ``new``'s, renames detected (git's default similarity)."""
+    out = run(["diff-tree", "-r", "-M", "--no-commit-id", "--name-status", "-z", old, new], root)
+    fields = [_decode(f) for f in out.split(b"\0")]
+    changes: list[TreeChange] = []
+    i = 0
+    while i < len(fields) and fields[i]:
+        status = fields[i][:1]
+        if status in ("R", "C"):
+            changes.append(TreeChange(status, path_key(fields[i + 1]), path_key(fields[i + 2])))
+            i += 3
+        else:
+            path = path_key(fields[i + 1])
+            changes.append(TreeChange(status, None if status == "A" else path, None if status == "D" else path))
+            i += 2
+    return changes
+
+
+def blobs_at(root: Path, rev: str, paths: list[str]) -> dict[str, str]:
+    """``{path: blob SHA}`` of these paths in ``rev``'s tree (a path it does not have is left out)."""
+    if not paths:
+        return {}
+    out = run(["--literal-pathspecs", "ls-tree", "-z", "--full-tree", rev, "--", *paths], root)
+    found: dict[str, str] = {}
+    for record in out.split(b"\0"):
+        meta, _, path = record.partition(b"\t")
+        parts = meta.split()
+        if len(parts) == 3 and parts[1] == b"blob":
+            found[path_key(_decode(path))] = _decode(parts[2])
+    return found
+
+
+@dataclass(frozen=True)
+class Hunk:
+    """One ``-U0`` hunk: ``old_count`` lines from ``old_start`` became ``new_count`` lines from ``new_start``
+    (a count of 0: the start is the line after which lines were inserted, or deleted)."""
+
+    old_start: int
+    old_count: int
+    new_start: int
+    new_count: int
+
+
+@dataclass
+class FilePatch:
+    """How one file differs between a commit and one of its parents (the parent's path may be another name).
+
+    A path is None for the side where the file does not exist, ``""`` where the patch does not say (a
+    change of mode only: no lines changed). ``watched``: for each watched text, lines equal to it (once
+    stripped) added less lines removed.
+    """
+
+    old_path: str | None
+    new_path: str | None
+    hunks: list[Hunk]
+    watched: dict[str, int] = field(default_factory=dict)
+
+
+_HUNK = re.compile(rb"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def _patch_path(raw: bytes, prefix: bytes) -> str | None:
+    """A path of a ``---``/``+++`` line (C-quoted by git when odd), or None for ``/dev/null``."""
+    import codecs
+
+    raw = raw.rstrip(b"\n").rstrip(b"\t")
+    if raw == b"/dev/null":
+        return None
+    if raw.startswith(b'"') and raw.endswith(b'"'):
+        raw = codecs.escape_decode(raw[1:-1])[0]
+    return path_key(_decode(raw[len(prefix):] if raw.startswith(prefix) else raw))
+
+
+class Running:
+    """A git command started now and read later. A thread drains its output as it comes, so git never waits
+    on a full pipe: ``ask --since`` starts its history walks first and parses blobs while they run."""
+
+    def __init__(self, args: list[str], cwd: Path) -> None:
+        import threading
+
+        self.args = args
+        self._out, self._err = b"", b""
+        try:
+            self._proc = subprocess.Popen(["git", *args], cwd=cwd, stdin=subprocess.DEVNULL,
+                                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        except FileNotFoundError:
+            raise GitError("git is not installed or not on PATH") from None
+        self._thread = threading.Thread(target=self._drain, daemon=True)
+        self._thread.start()
+
+    def _drain(self) -> None:
+        self._out, self._err = self._proc.communicate()
+
+    def output(self) -> bytes:
+        """Its stdout once it ended; GitError (git's last line) when it failed."""
+        self._thread.join()
+        code = self._proc.returncode
+        if code == -signal.SIGINT:
+            raise KeyboardInterrupt
+        if code != 0:
+            lines = _decode(self._err).strip().splitlines()
+            raise GitError(f"git {self.args[0]} failed: {lines[-1] if lines else f'exit code {code}'}")
+        return self._out
+
+    def cancel(self) -> None:
+        """Stop it: its answer is not needed after all."""
+        if self._proc.poll() is None:
+            self._proc.kill()
+        self._thread.join()
+
+
+def start_commit_parents(root: Path, since: str, until: str) -> Running:
+    """Start listing every commit after ``since`` up to ``until`` with its parents, children first
+    (``git rev-list --topo-order --parents``)."""
+    return Running(["rev-list", "--topo-order", "--parents", f"{since}..{until}"], root)
+
+
+def commit_parents_of(running: Running) -> dict[str, list[str]]:
+    """``{commit: [parents]}``, children before parents, from :func:`start_commit_parents`."""
+    out = _decode(running.output())
+    return {line.split()[0]: line.split()[1:] for line in out.split("\n") if line.strip()}
+
+
+def commit_parents(root: Path, since: str, until: str) -> dict[str, list[str]]:
+    """``{commit: [parents]}`` for every commit after ``since`` up to ``until``, children before parents."""
+    return commit_parents_of(start_commit_parents(root, since, until))
+
+
+def rename_sources(root: Path, commits: list[str]) -> dict[tuple[str, str], str]:
+    """``{(commit, new path): old path}`` for the renames these (non-merge) commits made: where a file that a
+    path-limited walk saw appear came from (one ``git diff-tree --stdin`` for all of them)."""
+    if not commits:
+        return {}
+    out = run(["diff-tree", "--stdin", "-r", "-M", "--name-status", "-z"], root,
+              input="".join(f"{c}\n" for c in commits).encode())
+    fields = [_decode(f) for f in out.split(b"\0")]
+    found: dict[tuple[str, str], str] = {}
+    commit = ""
+    i = 0
+    while i < len(fields):
+        field_ = fields[i].strip("\n")
+        if _OBJECT_NAME.fullmatch(field_):
+            commit, i = field_, i + 1
+        elif field_[:1] in ("R", "C") and i + 2 < len(fields):
+            found[(commit, path_key(fields[i + 2]))] = path_key(fields[i + 1])
+            i += 3
+        else:
+            i += 2 if field_ else 1
+    return found
+
+
+def start_file_patches(root: Path, since: str, until: str, paths: list[str]) -> Running:
+    """Start the walk :func:`file_patches` reads: the non-merge commits that changed these paths."""
+    return Running(["--literal-pathspecs", "log", "--no-merges", "-p", "-U0", "-M", "--no-color", "--no-ext-diff",
+                    _LOG_FORMAT, f"{since}..{until}", "--", *paths], root)
+
+
+def file_patches(root: Path, since: str, until: str, paths: list[str], watch: frozenset[str] = frozenset(),
+                 started: Running | None = None, merges: dict[str, list[str]] | None = None,
+                 ) -> tuple[dict[str, list[list[FilePatch]]], dict[str, Commit]]:
+    """The ``-U0`` patches of these paths for each commit after ``since`` up to ``until`` that changed them:
+    ``{commit: [patches against parent 1, against parent 2, ...]}`` and each such commit's date and subject.
+
+    One ``git log -p`` walk of the non-merge commits for all the paths, and one ``git diff-tree --stdin``
+    for the ``merges`` (``{merge: [parents]}``) against each parent in turn, an empty patch list where it
+    does not differ there (``--always``: ``git log -m`` leaves such a parent out, and the entries could not
+    be told apart). Lines equal to a ``watch`` text are counted in each patch (:attr:`FilePatch.watched`).
+    ``started``: the same walk, begun earlier by :func:`start_file_patches`.
+    """
+    patches: dict[str, list[list[FilePatch]]] = {}
+    info: dict[str, Commit] = {}
+    out = (started or start_file_patches(root, since, until, paths)).output()
+    for commit, entry in _patch_entries(out, watch):
+        info[commit.sha] = commit
+        patches[commit.sha] = [entry]
+    pairs = "".join(f"{merge} {parent}\n" for merge, parents in (merges or {}).items() for parent in parents)
+    if pairs:
+        out = run(["--literal-pathspecs", "diff-tree", "--stdin", "--always", "-p", "-U0", "-M", "--no-color",
+                   "--no-ext-diff", _LOG_FORMAT, "--", *paths], root, input=pairs.encode())
+        for commit, entry in _patch_entries(out, watch):
+            if any(entry):
+                info[commit.sha] = commit
+            patches.setdefault(commit.sha, []).append(entry)
+    return patches, info
+
+
+def _patch_entries(out: bytes, watch: frozenset[str]) -> list[tuple[Commit, list[FilePatch]]]:
+    """``(commit, its patches)`` for each record of ``git log -p`` / ``git diff-tree -p`` output in
+    :data:`_LOG_FORMAT`, in order."""
+    entries: list[tuple[Commit, list[FilePatch]]] = []
+    current: list[FilePatch] | None = None
+    in_header = False  # ---/+++ are paths only before a patch's first hunk; inside it, a line removed or added
+    for line in out.split(b"\n"):
+        if line.startswith(_RECORD.encode()):
+            sha, date, subject = (_decode(line[1:]).split(_FIELD, 2) + ["", ""])[:3]
+            current = []
+            entries.append((Commit(sha, date, subject), current))
+        elif current is None:
+            continue
+        elif line.startswith(b"diff --git "):  # paths follow: ---/+++ lines, or rename lines for a pure rename
+            current.append(FilePatch("", "", []))
+            in_header = True
+        elif not current:
+            continue
+        elif not in_header and not line.startswith(b"@@"):  # a line of a hunk
+            if watch and line[:1] in (b"+", b"-"):
+                text = _decode(line[1:]).strip()
+                if text in watch:
+                    watched = current[-1].watched
+                    watched[text] = watched.get(text, 0) + (1 if line[:1] == b"+" else -1)
+            continue
+        elif line.startswith(b"--- "):
+            current[-1].old_path = _patch_path(line[4:], b"a/")
+        elif line.startswith(b"+++ "):
+            current[-1].new_path = _patch_path(line[4:], b"b/")
+        elif line.startswith(b"rename from "):
+            current[-1].old_path = _patch_path(line[12:], b"")
+        elif line.startswith(b"rename to "):
+            current[-1].new_path = _patch_path(line[10:], b"")
+        if line.startswith(b"@@"):
+            in_header = False
+            match = _HUNK.match(line)
+            if match:
+                a, b, c, d = match.groups()
+                current[-1].hunks.append(Hunk(int(a), 1 if b is None else int(b), int(c), 1 if d is None else int(d)))
+    return entries

@@ -34,12 +34,19 @@ from hookgraph.cli.query_args import QueryCommand
               help="Print the best units' code packed to fit this many tokens.")
 @click.option("--path", "path_glob", default=None, help="Only paths matching this glob or under this folder.")
 @click.option("--lang", "language", default=None, help="Only this language (python, go, rust, ...).")
+@click.option("--kind", "kind_names", default=None, metavar="KIND[,KIND]",
+              help="Only units of these kinds (function, method, class, type, file, section, ...) or groups "
+                   "(test, doc, config).")
+@click.option("--since", "since_rev", default=None, metavar="REV",
+              help="Show for each answer whether it changed since REV (added, changed, moved) and the commits "
+                   "that changed it, and the definitions deleted since.")
 @click.option("--no-semantic", is_flag=True, help="Skip the embedding model (lexical and graph only).")
 @click.option("--files", "as_files", is_flag=True,
               help="Distinct files, best first, each with its best units (for design and module questions).")
 @friendly
 def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: int | None, path_glob: str | None,
-        language: str | None, no_semantic: bool, as_files: bool) -> None:
+        language: str | None, no_semantic: bool, as_files: bool, kind_names: str | None,
+        since_rev: str | None) -> None:
     """Ranked answers to a question or an identifier.
 
     Exits 1 when nothing matches strongly ("match": "weak" in --json; one
@@ -67,6 +74,14 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         if not language.strip():
             raise UserError("--lang '' is empty: name a language (python, go, rust, ...) or leave --lang out")
         _check_language(language)
+    kinds = _kinds(kind_names) if kind_names is not None else None
+    if since_rev is not None:
+        if as_files or context_tokens is not None or fmt == "vimgrep":
+            used = "--files" if as_files else "--context" if context_tokens is not None else "--format vimgrep"
+            raise UserError(f"--since and {used} disagree: --since adds each answer's changes to the text, json "
+                            "and jsonl formats; leave one out")
+        if not since_rev.strip():
+            raise UserError("--since '' is empty: give a tag, a branch, a commit or HEAD~N, or leave --since out")
     root = _root()
     if path_glob is not None:
         path_glob = _path_from_here(root, path_glob)
@@ -75,14 +90,19 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         embedder, model_note = (None, None) if no_semantic else _embedder_for(store, root)
         files = None
         if as_files:
-            files = search_files(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
+            files = search_files(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language,
+                                 kinds=kinds)
             results = [r for f in files for r in f.units]
             match = answer_match(files, query)
         else:
-            results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
+            results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language,
+                             kinds=kinds)
             match = answer_match(results, query)
         fresh = freshness.against_head(root, store)
         pending = store.pending_count()
+        since = None
+        if since_rev is not None:
+            since = _changes_since(root, store, since_rev, results, query, fresh.indexed_commit or fresh.head)
         if not results and path_glob and not _any_path_matches(store, path_glob):
             click.echo(f"hookgraph: no indexed path matches --path {shown(path_glob)!r}", err=True)
         notes = ask_notes(store, query)
@@ -118,7 +138,8 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
                 sys.exit(EXIT_NOTHING)
             return
     fmt = "json" if as_json else fmt or "text"
-    print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root, pending, notes, match, files)
+    print_results(fmt, query, fresh.indexed_commit, fresh.stale_paths, results, root, pending, notes, match, files,
+                  since)
     if not results or match == "weak":
         sys.exit(EXIT_NOTHING)
 
@@ -154,6 +175,31 @@ def _path_from_here(root: Path, path_glob: str) -> str | None:
                         "directory and stay inside the repository")
     keep_slash = "/" if path_glob.endswith("/") and joined != "." else ""
     return None if joined == "." else joined + keep_slash
+
+
+def _changes_since(root: Path, store: Any, rev: str, results: list[Any], query: str, until: str | None) -> Any:
+    """``--since``: each result's change (set on the result) and the report; a revision that names no commit
+    is a usage error."""
+    from hookgraph.search.result import query_words
+    from hookgraph.search.since import SinceError, changes_since
+
+    try:
+        report = changes_since(root, store, rev, results, query_words(query), until)
+    except SinceError as exc:
+        raise UserError(str(exc)) from None
+    for r in results:
+        r.change = report.changes.get(r.unit.id)
+    return report
+
+
+def _kinds(kind_names: str) -> Any:
+    """``--kind`` read into the search's filter; a name that is no kind is a usage error listing the known ones."""
+    from hookgraph.search.kinds import KindError, read_kinds
+
+    try:
+        return read_kinds(kind_names)
+    except KindError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _check_language(language: str) -> None:

@@ -13,7 +13,7 @@ so answers describe the files as they are on disk; every answer says so in
 Tools (each returns one JSON object, as ``structuredContent`` with an output
 schema and as JSON text):
 
-* ``search(query, top, path, lang, files)``: ``ask --json``'s fields (``query``,
+* ``search(query, top, path, lang, files, kind)``: ``ask --json``'s fields (``query``,
   ``indexed_commit``, ``stale_paths``, ``match``, ``results``, and ``files`` when
   ``files`` is true, as ``ask --files``) plus ``uncommitted_paths``;
 * ``context(query, budget, top, path, lang)``: the packed code for a question
@@ -212,6 +212,9 @@ PathGlob = Annotated[str | None, Field(max_length=500,
 Lang = Annotated[str | None, Field(max_length=40, description="Only this language (python, go, rust, ...).")]
 Symbol = Annotated[str, Field(min_length=1, max_length=500,
                               description="A function, method or class: a name or Class.method.")]
+Kind = Annotated[str | None, Field(max_length=200, description=(
+    "Only units of these kinds, comma-separated: function, method, class, interface, struct, enum, trait, type, "
+    "constant, variable, module, table, view, file, section, block, chunk, or the groups test, doc, config."))]
 Files = Annotated[bool, Field(description="Rank distinct files (each with its best units) instead of units.")]
 Budget = Annotated[int, Field(ge=50, le=200_000, description="Token budget of the packed context (chars / 4).")]
 
@@ -294,28 +297,42 @@ class Tools:
             if lang not in REGISTRY:
                 raise ToolError(f"lang: unknown language {lang!r}; use one of {', '.join(sorted(REGISTRY))}")
 
-    def _search(self, store: Any, query: str, top: int, path: str | None, lang: str | None) -> list[Any]:
+    def _search(self, store: Any, query: str, top: int, path: str | None, lang: str | None,
+                kinds: Any = None) -> list[Any]:
         from hookgraph.search import search
 
         return search(store, query, top=top, embedder=self.ws.embedder(store), path_glob=path or None,
-                      language=lang or None)
+                      language=lang or None, kinds=kinds)
+
+    @staticmethod
+    def _kinds(kind: str | None) -> Any:
+        """The ``kind`` argument read as ``ask --kind`` reads it; an unknown name is a tool error."""
+        if kind is None:
+            return None
+        from hookgraph.search.kinds import KindError, read_kinds
+
+        try:
+            return read_kinds(kind)
+        except KindError as exc:
+            raise ToolError("kind: " + str(exc).replace("--kind ", "", 1)) from None
 
     def search(self, query: str, top: int = 10, path: str | None = None, lang: str | None = None,
-               files: bool = False) -> dict[str, Any]:
+               files: bool = False, kind: str | None = None) -> dict[str, Any]:
         from hookgraph.cli.output import file_record, result_record
         from hookgraph.search import answer_match, search_files
 
         self._check(query, lang, path)
+        kinds = self._kinds(kind)
 
         def answer(store: Any, view: View) -> dict[str, Any]:
             if files:
                 ranked = search_files(store, query, top=top, embedder=self.ws.embedder(store), path_glob=path or None,
-                                      language=lang or None)
+                                      language=lang or None, kinds=kinds)
                 return {"query": query, **_freshness(view), "pending_vectors": store.pending_count(),
                         "match": answer_match(ranked, query),
                         "results": [result_record(r) for f in ranked for r in f.units],
                         "files": [file_record(f) for f in ranked]}
-            results = self._search(store, query, top, path, lang)
+            results = self._search(store, query, top, path, lang, kinds)
             return {"query": query, **_freshness(view), "pending_vectors": store.pending_count(),
                     "match": answer_match(results, query), "results": [result_record(r) for r in results]}
 
@@ -564,7 +581,7 @@ def build_server(workspace: Workspace) -> MCPServer:
 
     @repository_tool
     def search(query: Query, top: Top = 10, path: PathGlob = None, lang: Lang = None,
-               files: Files = False) -> SearchOutput:
+               files: Files = False, kind: Kind = None) -> SearchOutput:
         """Ranked code units for a question or an identifier (hybrid: BM25 + embeddings + call graph).
 
         Returns `hookgraph ask --json`'s object: query, indexed_commit, stale_paths, match
@@ -572,9 +589,11 @@ def build_server(workspace: Workspace) -> MCPServer:
         unrelated) and results (path, symbol, kind, start_line, end_line (1-based, inclusive),
         score, lexical, semantic, graph, confidence 0..1, snippet), plus uncommitted_paths
         (working-tree edits the results already include). With files=true (design and module
-        questions): files, distinct files best first, each with its best units.
+        questions): files, distinct files best first, each with its best units. With kind (e.g.
+        "class", "function,method", "test", "doc", "config"): only units of those kinds, filtered
+        inside the search, so top results come back whenever the index has that many.
         """
-        return tools.search(query, top, path, lang, files)  # type: ignore[return-value]
+        return tools.search(query, top, path, lang, files, kind)  # type: ignore[return-value]
 
     @repository_tool
     def context(query: Query, budget: Budget = 2000, top: Top = 10, path: PathGlob = None,

@@ -45,6 +45,7 @@ def result_record(r: Any) -> dict[str, Any]:
         "graph": None if r.graph is None else round(r.graph, 6),
         "confidence": round(getattr(r, "confidence", 0.0), 4),
         "snippet": snippet(u.signature, u.docstring),
+        **({"change": r.change.record()} if getattr(r, "change", None) is not None else {}),
     }
 
 
@@ -61,9 +62,10 @@ def file_record(f: Any) -> dict[str, Any]:
 
 def ask_payload(query: str, indexed_commit: str | None, stale_paths: list[str], results: list[Any],
                 pending_vectors: int = 0, notes: list[str] | None = None, match: str = "strong",
-                files: list[Any] | None = None) -> dict[str, Any]:
+                files: list[Any] | None = None, since: Any = None) -> dict[str, Any]:
     """The ``ask --json`` object: ``query``, ``indexed_commit``, ``stale_paths``, ``pending_vectors``, ``notes``,
-    ``match``, ``results`` (and ``files`` for ``ask --files``).
+    ``match``, ``results`` (and ``files`` for ``ask --files``, ``since`` for ``ask --since``: the revision, the
+    commits compared and the deleted units; each result then has its ``change``).
 
     ``pending_vectors``: texts still waiting for the background embedder; while
     it is above 0 their units are ranked by words and graph only. ``notes``:
@@ -83,6 +85,8 @@ def ask_payload(query: str, indexed_commit: str | None, stale_paths: list[str], 
     }
     if files is not None:
         payload["files"] = [file_record(f) for f in files]
+    if since is not None:
+        payload["since"] = since.record()
     return payload
 
 
@@ -156,6 +160,43 @@ def text_lines(results: list[Any], colour: bool, where: Callable[[str], str] = s
         line = snippet(u.signature, u.docstring)
         if line:
             yield f"    {shown(line)}"
+        if getattr(r, "change", None) is not None:
+            yield f"    {paint(shown(change_line(r.change)), fg='yellow')}"
+
+
+def change_line(change: Any) -> str:
+    """``ask --since``'s line under an answer: its status, where it was, and the commits that changed it."""
+    text = f"since: {change.status}"
+    if change.from_path:
+        text += f" (was {change.from_path}:{change.from_start_line}-{change.from_end_line})"
+    if change.commits is None:
+        text += "; its commits cannot be followed (the index holds this file ahead of its commit)"
+    elif change.commits:
+        text += "; " + commits_text(change.commits)
+    return text
+
+
+def commits_text(commits: list[Any], most: int = 3) -> str:
+    """``3 commits: 1a2b3c4d 2026-01-02 fix retry, ... and 1 more``."""
+    from hookgraph.plural import count
+
+    shown_commits = ", ".join(f"{c.sha[:8]} {c.date} {c.subject}" for c in commits[:most])
+    more = f" and {len(commits) - most} more" if len(commits) > most else ""
+    return f"{count(len(commits), 'commit')}: {shown_commits}{more}"
+
+
+def deleted_lines(since: Any, where: Callable[[str], str] = str) -> Iterator[str]:
+    """``ask --since``'s deleted definitions, after the answers: as they were at the revision."""
+    from hookgraph.cli.common import shown
+
+    if not since.deleted:
+        return
+    yield f"deleted since {shown(since.rev)} ({since.commit[:8]}), as they were then:"
+    for d in since.deleted:
+        line = f"{where(d.path)}:{d.start_line}-{d.end_line}  {d.symbol}  ({d.kind})"
+        if d.commits:
+            line += "; " + commits_text(d.commits)
+        yield f"  {shown(line)}"
 
 
 def file_lines(files: list[Any], colour: bool, where: Callable[[str], str] = str) -> Iterator[str]:
@@ -257,6 +298,7 @@ def print_results(
     notes: list[str] | None = None,
     match: str = "strong",
     files: list[Any] | None = None,
+    since: Any = None,
 ) -> None:
     """Print ``ask``'s answers in ``fmt`` (one of :data:`FORMATS`) to stdout; notes to stderr.
 
@@ -270,7 +312,7 @@ def print_results(
     from hookgraph.cli.common import shown
 
     if fmt == "json":
-        payload = ask_payload(query, indexed_commit, stale_paths, results, pending_vectors, notes, match, files)
+        payload = ask_payload(query, indexed_commit, stale_paths, results, pending_vectors, notes, match, files, since)
         click.echo(json.dumps(payload, indent=2, ensure_ascii=False))
         return
     if match == "weak" and results and not explains_weak(notes):
@@ -293,6 +335,12 @@ def print_results(
         where = path_from_here(root)
         for line in (file_lines(files, colour, where) if files is not None else text_lines(results, colour, where)):
             click.echo(line, color=colour)
+        if since is not None:
+            for line in deleted_lines(since, where):
+                click.echo(line)
         return
     for line in lines:
         click.echo(line)
+    if since is not None and fmt == "jsonl":  # the deleted units, one object each, after the answers
+        for d in since.deleted:
+            click.echo(json.dumps(d.record(), ensure_ascii=False))

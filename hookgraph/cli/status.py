@@ -58,6 +58,7 @@ def status(as_json: bool) -> None:
             **store.counts(),
             "pending_vectors": queue.pending,
             "not_embedded": no_embed.not_embedded(store, rule),
+            "kinds": _kinds(store, rule),
             "no_embed_rule_applied": no_embed.rule_applied(store, rule),
             "embedder": {  # a stalled one (stopped, hung) is not "running", and its old rate says nothing
                 "running": stalled is None and worker.running(root),
@@ -110,6 +111,9 @@ def status(as_json: bool) -> None:
                f"{info['split_units']} split into windows; {info['truncated_units']} cut after their last window")
     click.echo(f"embedding: {_queue_line(info)}")
     click.echo(f"no-embed:  {_no_embed_line(info)}")
+    without = _kinds_without_vectors_line(info["kinds"])
+    if without:
+        click.echo(f"by kind:   {without}")
     click.echo("edges:     " + (", ".join(f"{n} {k}" for k, n in sorted(info["edges"].items())) or "0"))
     for label, key in (("HEAD", "stale_vs_head"), ("index", "stale_vs_index"), ("worktree", "stale_vs_worktree")):
         paths = info[key]
@@ -164,6 +168,32 @@ def _queue_line(info: dict[str, Any]) -> str:
         if embedder["last_error"]:
             text += f"; last failure: {embedder['last_error']}"
     return shown(text)
+
+
+def _kinds(store: Any, rule: Any) -> dict[str, dict[str, Any]]:
+    """Per unit kind: units, how many have a vector or wait for one, and the no-embed rule's reasons for the
+    rest. ``ask --kind`` finds a kind without vectors by its words and the graph only."""
+    from hookgraph.embed import no_embed
+
+    never = no_embed.not_embedded_by_kind(store, rule)
+    return {kind: {"units": n, "vectors": with_vector, "pending": waiting, "not_embedded": never.get(kind, {})}
+            for kind, (n, with_vector, waiting) in store.vectors_by_kind().items()}
+
+
+def _kinds_without_vectors_line(kinds: dict[str, dict[str, Any]]) -> str:
+    """Which kinds the no-embed rule keeps (wholly or partly) from the model, and why: a typed search of such a
+    kind (``ask --kind``) matches them by words and graph only."""
+    parts = []
+    for kind, info in kinds.items():
+        never = sum(info["not_embedded"].values())
+        if not never:
+            continue
+        why = ", ".join(f"{n:,} {reason}" for reason, n in info["not_embedded"].items())
+        share = f"all {never:,}" if never == info["units"] else f"{never:,} of {info['units']:,}"
+        parts.append(f"{kind}: {share} (no-embed rule: {why})")
+    if not parts:
+        return ""
+    return shown("no vectors, found by words and graph only: " + "; ".join(parts))
 
 
 def _no_embed_line(info: dict[str, Any]) -> str:

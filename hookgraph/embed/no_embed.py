@@ -44,7 +44,8 @@ from hookgraph.parse.units import UNIT_KINDS
 if TYPE_CHECKING:
     from hookgraph.store import Store
 
-__all__ = ["DEFAULT_RULE", "PATH_REASONS", "NoEmbedRule", "load_rule", "not_embedded", "rule_applied", "looks_like_test",
+__all__ = ["DEFAULT_RULE", "PATH_REASONS", "NoEmbedRule", "load_rule", "not_embedded", "not_embedded_by_kind",
+           "rule_applied", "looks_like_test",
            "RULE_META"]
 
 #: The defaults, in one place to tune them (the lead measures their quality effect on the file-level
@@ -217,6 +218,18 @@ def not_embedded(store: Store, rule: NoEmbedRule) -> dict[str, int]:
         if why is not None:
             reasons[why] += 1
     return dict(sorted(reasons.items()))
+
+
+def not_embedded_by_kind(store: Store, rule: NoEmbedRule) -> dict[str, dict[str, int]]:
+    """``{kind: {reason: units}}`` for the units the rule keeps from the model: which kinds a typed search
+    (``ask --kind``) finds by words and graph only, and why."""
+    by_kind: dict[str, dict[str, int]] = {}
+    for path, kind, start, end in store.units_without_vector():
+        why = rule.reason(path, kind, start, end)
+        if why is not None:
+            reasons = by_kind.setdefault(kind, {})
+            reasons[why] = reasons.get(why, 0) + 1
+    return {kind: dict(sorted(reasons.items())) for kind, reasons in sorted(by_kind.items())}
 
 
 def rule_applied(store: Store, rule: NoEmbedRule) -> bool:

@@ -36,6 +36,7 @@ from hookgraph.search.evidence import _similarity_gap, _spelled_in_code, _unit_c
 from hookgraph.search.files import FileResult, fuse_file_rankings, rank_files
 from hookgraph.search.graph_answers import _graph_answers
 from hookgraph.search.intent import Intent, is_code_name, read_intent
+from hookgraph.search.kinds import KindFilter
 from hookgraph.search.paths import is_test_path, matched_words, path_words
 from hookgraph.search.question_weights import _file_coherence, _weigh_wrappers, secondary_weight
 from hookgraph.search.result import Result, _passes, fts_query, query_words
@@ -126,14 +127,16 @@ def search(
     language: str | None = None,
     fusion: str | None = None,
     use_graph: bool = True,
+    kinds: KindFilter | None = None,
 ) -> list[Result]:
     """Rank units for ``query``; ``embedder`` None means lexical and graph only.
 
     Every result carries a ``confidence`` (:mod:`hookgraph.search.confidence`);
     :func:`answer_match` turns them into the ``strong``/``weak`` verdict.
+    ``kinds``: only units of those kinds (:mod:`hookgraph.search.kinds`).
     """
     return rank(store, query, depth=top, embedder=embedder, path_glob=path_glob, language=language,
-                fusion=fusion, use_graph=use_graph)[:top]
+                fusion=fusion, use_graph=use_graph, kinds=kinds)[:top]
 
 
 def search_files(
@@ -145,6 +148,7 @@ def search_files(
     path_glob: str | None = None,
     language: str | None = None,
     units_per_file: int = 3,
+    kinds: KindFilter | None = None,
 ) -> list[FileResult]:
     """Distinct files for ``query``, best first, each with its best units (``ask --files``).
 
@@ -157,7 +161,7 @@ def search_files(
     (:func:`hookgraph.search.files.fuse_file_rankings`); each file shows the
     units the fused unit ranking found in it.
     """
-    found = _gather(store, query, embedder, path_glob, language, for_files=True)
+    found = _gather(store, query, embedder, path_glob, language, for_files=True, kinds=kinds)
     question = found.intent.kind != "identifier"
 
     def ranked(weights: tuple[float, float], with_confidence: bool = False) -> list[Result]:
@@ -199,13 +203,14 @@ def rank(
     fusion: str | None = None,
     use_graph: bool = True,
     for_files: bool = False,
+    kinds: KindFilter | None = None,
 ) -> list[Result]:
     """Every candidate for ``query`` ranked, with confidences; the first ``depth`` are the ones arranged for showing.
 
     ``for_files``: ranked for the files ranking: files named after the question's words join the
     candidates (the unit ranking of ``search`` is measured without them).
     """
-    found = _gather(store, query, embedder, path_glob, language, for_files)
+    found = _gather(store, query, embedder, path_glob, language, for_files, kinds)
     return _ranked(store, query, found, depth=depth, embedder=embedder, path_glob=path_glob, language=language,
                    fusion=fusion or FUSION, weights=_weights(found.intent), use_graph=use_graph)
 
@@ -232,15 +237,21 @@ class _Candidates:
     static: dict[int, float] = field(default_factory=dict)
     #: Calls resolved by one scoring's graph expansion, reused by the next.
     graph_memo: GraphMemo = field(default_factory=GraphMemo)
+    #: ``--kind``: only units it admits are ranked (graph neighbours included).
+    kinds: KindFilter | None = None
 
 
 def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str | None, language: str | None,
-            for_files: bool) -> _Candidates:
-    """The candidates of both lists with both scores (the query embedded once, waiting units on the spot)."""
+            for_files: bool, kinds: KindFilter | None = None) -> _Candidates:
+    """The candidates of both lists with both scores (the query embedded once, waiting units on the spot).
+
+    ``kinds`` filters inside both lists' queries, so each still brings its full count of candidates.
+    """
     intent = read_intent(query)
     question = intent.kind != "identifier"
     words = query_words(query)
-    every_lexical = store.fts_search(fts_query(words), LEXICAL_DEPTH) if words else []
+    among = kinds.subset(store) if kinds is not None else None
+    every_lexical = store.fts_search(fts_query(words), LEXICAL_DEPTH, among) if words else []
     candidates = CANDIDATES
     lexical = every_lexical[:candidates]
     if for_files and question and PATH_CANDIDATE_FILES and words:
@@ -250,7 +261,7 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
     nearest: list[float] = []
     if embedder is not None:
         query_vector = embedder.embed_query(query)
-        hits = store.knn(query_vector, candidates, language)
+        hits = store.knn(query_vector, candidates, language, among)
         nearest = [1.0 - distance for _, distance in hits]
         by_vector = store.units_for_vectors(v for v, _ in hits)
         for vid, distance in hits:
@@ -279,17 +290,18 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
     ids = {uid for uid, _ in lexical} | {uid for uid, _ in semantic} | set(exact_ids) | set(named_ids)
     static = store.static_similarities(static_query, ids) if static_query else {}
     units = store.units_by_ids(ids)
-    keep = {uid for uid, u in units.items() if _passes(u, path_glob, language)}
+    keep = {uid for uid, u in units.items() if _passes(u, path_glob, language) and (kinds is None or kinds.admits(u))}
     lexical = [(u, s) for u, s in lexical if u in keep]
     semantic = [(u, s) for u, s in semantic if u in keep]
     never = _never_embedded(store, {uid for uid, _ in lexical} - {uid for uid, _ in semantic}) \
         if query_vector is not None and NO_EMBED_MEANING != 1.0 else set()
-    tests_asked = intent.wants_tests and ASKED_TESTS_IN_FULL
+    tests_asked = (intent.wants_tests or (kinds is not None and kinds.tests)) and ASKED_TESTS_IN_FULL
     if tests_asked:
         never = {uid for uid in never if not is_test_path(units[uid].path)}
     static = {uid: sim for uid, sim in static.items() if uid in keep}
     return _Candidates(intent, words, lexical, semantic, query_vector, best_similarity, similarity_gap, exact_ids,
-                       named_ids, units, keep, never, tests_asked, static)
+                       named_ids, units, keep, never, tests_asked, static,
+                       kinds=kinds)
 
 
 def _static_query(query: str) -> bytes | None:
@@ -343,6 +355,8 @@ def _ranked(
         _path_boost(results, words)
     if use_graph and results:
         _expand_graph(store, results, path_glob, language, found.graph_memo)
+        if found.kinds is not None:  # neighbours of another kind leave before they take a place
+            results = {uid: r for uid, r in results.items() if found.kinds.admits(r.unit)}
     if question:
         for r in results.values():
             factor, why = secondary_weight(r.unit)
@@ -373,6 +387,8 @@ def _ranked(
         answered = _graph_answers(store, intent, ranked, path_glob, language)
         if answered is not None:
             ranked = answered
+    if found.kinds is not None:  # graph answers and declarations put back by the steps above
+        ranked = [r for r in ranked if found.kinds.admits(r.unit)]
     if not with_confidence:
         return ranked
     frequencies, covered = _word_evidence(store, words, ranked[:3])

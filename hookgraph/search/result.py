@@ -9,6 +9,7 @@ from __future__ import annotations
 import fnmatch
 from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import Any
 
 from hookgraph.parse.words import identifier_words
 from hookgraph.store import UnitRow
@@ -35,6 +36,8 @@ class Result:
     confidence: float = 0.0
     #: What ``confidence`` was computed from (:func:`hookgraph.search.confidence.features`).
     features: dict[str, float] = field(default_factory=dict)
+    #: ``ask --since``: how the unit changed since that revision (:class:`hookgraph.search.since.UnitChange`).
+    change: Any = None
 
 
 def query_words(query: str) -> list[str]:

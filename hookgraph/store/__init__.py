@@ -27,7 +27,7 @@ from hookgraph.store.errors import REBUILD, SchemaUpgradeNeeded, StoreError, Unt
 from hookgraph.store.paths import (
     DB_DIRNAME, DB_FILENAME, SIDECARS, check_no_links, db_path, quarantine, remove_database,
 )
-from hookgraph.store.reads import FTS_WEIGHTS, UNIT_COLUMNS, UnitRow
+from hookgraph.store.reads import FTS_WEIGHTS, UNIT_COLUMNS, UnitRow, UnitSubset
 from hookgraph.store.schema import INT8_SCHEMA, MIGRATIONS, SCHEMA_VERSION
 from hookgraph.store.store import VOLATILE_META, Store
 from hookgraph.store.vectors import dequantize, quantize, window_key
@@ -36,7 +36,7 @@ from hookgraph.store.writes import VECTOR_CACHE_LIMIT
 __all__ = [
     "DB_DIRNAME", "DB_FILENAME", "FTS_WEIGHTS", "INT8_SCHEMA", "MIGRATIONS", "REBUILD", "SCHEMA_VERSION", "SIDECARS",
     "UNIT_COLUMNS", "VECTOR_CACHE_LIMIT", "VOLATILE_META",
-    "SchemaUpgradeNeeded", "Store", "StoreError", "UnitRow", "UntrustedStoreError",
+    "SchemaUpgradeNeeded", "Store", "StoreError", "UnitRow", "UnitSubset", "UntrustedStoreError",
     "check_no_links", "damaged", "db_path", "dequantize", "faults", "quantize", "quarantine", "remove_database",
     "window_key",
 ]

@@ -6,6 +6,7 @@ and ``status`` read through these; so does a sync deciding what to write.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -39,6 +40,34 @@ class UnitRow:
     docstring: str
 
 
+@dataclass(frozen=True)
+class UnitSubset:
+    """Units of some kinds, some languages or some files: a filter the store applies inside its queries.
+
+    Applied inside the KNN query and the full-text query (not to their results), so a kind that is rare
+    among the nearest vectors or the best BM25 matches still fills the candidate lists: a filter applied
+    after the nearest-k cut starves them. A unit is in the subset when any one of the three matches.
+    """
+
+    kinds: frozenset[str] = frozenset()
+    languages: frozenset[str] = frozenset()
+    paths: frozenset[str] = frozenset()
+
+    def where(self, alias: str = "") -> tuple[str, list[str]]:
+        """An SQL condition on ``units`` (columns prefixed with ``alias.``) and its parameters.
+
+        Each list is one JSON parameter read by ``json_each``: a repository's test files may number
+        thousands, more than SQLite's bound-variable limit.
+        """
+        prefix = f"{alias}." if alias else ""
+        parts, params = [], []
+        for column, values in (("kind", self.kinds), ("language", self.languages), ("path", self.paths)):
+            if values:
+                parts.append(f"{prefix}{column} IN (SELECT value FROM json_each(?))")
+                params.append(json.dumps(sorted(values)))
+        return ("(" + " OR ".join(parts) + ")" if parts else "0"), params
+
+
 UNIT_COLUMNS = "id, path, kind, name, qualname, parent, start_line, end_line, language, signature, docstring"
 
 
@@ -70,14 +99,25 @@ class StoreReads(StoreBase):
     def units_where(self, clause: str, params: Sequence[Any] = ()) -> list[UnitRow]:
         return [UnitRow(*row) for row in self.db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE {clause}", params)]
 
-    def fts_search(self, match: str, limit: int) -> list[tuple[int, float]]:
-        """``(unit id, bm25 score)`` best first; bm25() is negative, we return it positive."""
+    def kinds_of_names(self, qualnames: Iterable[str]) -> set[tuple[str, str]]:
+        """``(qualname, kind)`` of the units that have one of these qualified names, in any file."""
+        return {(str(q), str(k)) for q, k in self.rows_in(
+            "SELECT DISTINCT qualname, kind FROM units WHERE qualname IN ({in})", set(qualnames))}
+
+    def fts_search(self, match: str, limit: int, among: UnitSubset | None = None) -> list[tuple[int, float]]:
+        """``(unit id, bm25 score)`` best first; bm25() is negative, we return it positive.
+
+        ``among``: only units of that subset, the ``limit`` best of them.
+        """
         weights = ", ".join(str(w) for w in FTS_WEIGHTS)
+        within, params = ("", []) if among is None else among.where()
+        if among is not None:  # ``+rowid``: a filter on the matches, never handed to FTS5 as rowids to look up
+            within = f" AND +rowid IN (SELECT id FROM units WHERE {within})"  # (that ran MATCH once per unit)
         try:
             rows = cast("list[tuple[int, float]]", self.db.execute(
                 f"SELECT rowid, -bm25(fts_units, {weights}) AS score FROM fts_units "
-                "WHERE fts_units MATCH ? ORDER BY score DESC LIMIT ?",
-                (match, limit),
+                f"WHERE fts_units MATCH ?{within} ORDER BY score DESC LIMIT ?",
+                (match, *params, limit),
             ).fetchall())
         except apsw.SQLError:
             return []
@@ -153,11 +193,15 @@ class StoreReads(StoreBase):
             result.setdefault(vid, []).append(uid)
         return result
 
-    def knn(self, query: Sequence[float] | np.ndarray, k: int, language: str | None = None) -> list[tuple[int, float]]:
+    def knn(self, query: Sequence[float] | np.ndarray, k: int, language: str | None = None,
+            among: UnitSubset | None = None) -> list[tuple[int, float]]:
         """``(vector id, cosine distance)`` nearest first, optionally within one language.
 
         A text split into windows counts once, at its best window, under its
-        first window's id (the one units point at).
+        first window's id (the one units point at). ``among``: only the
+        vectors of that subset's units, filtered inside the KNN query
+        (sqlite-vec's ``rowid IN (subquery)``), so the ``k`` nearest of them
+        come back however far the subset lies from the query.
         """
         if not self.has_vector_table():
             return []
@@ -170,6 +214,15 @@ class StoreReads(StoreBase):
         if language:
             sql += " AND language = ?"
             params.append(language)
+        if among is not None:
+            condition, values = among.where()
+            sql += f" AND rowid IN (SELECT vector_id FROM units WHERE vector_id IS NOT NULL AND {condition}"
+            params += values
+            if extra:  # a split text's later windows, whose heads are the subset's vectors
+                condition, values = among.where("u")
+                sql += f" UNION ALL SELECT v.id FROM vectors v JOIN units u ON v.head = u.vector_id WHERE {condition}"
+                params += values
+            sql += ")"
         hits = [(int(r[0]), float(r[1])) for r in self.db.execute(sql, params)]
         if not extra:
             return hits
@@ -255,6 +308,17 @@ class StoreReads(StoreBase):
 
 
     # -- status -------------------------------------------------------------------
+
+    def vectors_by_kind(self) -> dict[str, tuple[int, int, int]]:
+        """``{kind: (units, units with a vector, units waiting for one)}`` (``status``'s per-kind line)."""
+        rows = self.db.execute(
+            "SELECT kind, count(*), count(vector_id), count(text_hash) FROM units GROUP BY kind ORDER BY kind")
+        return {str(kind): (int(n), int(with_vector), int(waiting)) for kind, n, with_vector, waiting in rows}
+
+    def units_without_vector(self) -> Iterator[tuple[str, str, int, int]]:
+        """``(path, kind, start line, end line)`` of every unit that has no vector and waits for none."""
+        yield from self.db.execute(
+            "SELECT path, kind, start_line, end_line FROM units WHERE vector_id IS NULL AND text_hash IS NULL")
 
     def counts(self) -> dict[str, Any]:
         """Numbers for ``status``: files by status, units by kind, vectors, edges by kind."""
