@@ -364,3 +364,13 @@ def build_pack(root: Path, store: Store, results: list[Result], budget: int,
 
 def render_pack(pack: Pack) -> str:
     return pack.render()
+
+
+def pack_for_question(root: Path, store: Store, query: str, budget: int, *, embedder: object = None,
+                      path_glob: str | None = None, language: str | None = None, top: int = 10,
+                      notes: Iterable[str] = ()) -> Pack:
+    """The pack ``ask --context`` and MCP ``search`` give for ``query`` within ``budget`` tokens."""
+    from hookgraph.search.ranking import search
+
+    results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)  # type: ignore[arg-type]
+    return build_pack(root, store, results, budget, notes=notes)
