@@ -176,6 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--peer-python", default=PEER_PYTHON)
     ap.add_argument("--peer-model", default=PEER_MODEL)
     ap.add_argument("--dump", help="write every question's entries and scores as JSON here")
+    ap.add_argument("--set", action="append", default=[], dest="sets",
+                    help="module.NAME=value: override a constant for the run (search.pack.MAP_SHARE=0.5)")
     args = ap.parse_args(argv)
 
     from eval.filebench import apply_sets
@@ -185,14 +187,14 @@ def main(argv: list[str] | None = None) -> int:
     shared = Path(args.shared)
     score = load_score_module(shared)
     match = score.path_matches_suffix
-    apply_sets(["search.ON_THE_SPOT_SECONDS=60"])  # as eval.filebench: rankings that do not wander with the load
+    apply_sets(["search.ON_THE_SPOT_SECONDS=60", *args.sets])  # as eval.filebench: rankings that do not wander with the load
     manifest = {r["name"]: r for r in json.loads((shared / "repos.json").read_text())}
     names = [n for n in manifest if (not args.only or n in args.only) and (Path(args.bench) / "repos" / n).is_dir()]
     real = Embedder()
     caching = CachingEmbedder(real, cache_dir() / "vectors.sqlite")
     embedder = None if args.state == "words" else caching
     budgets = BUDGETS
-    tallies = {f"hookgraph ({args.via}, {args.state})": Tally(budgets)}
+    tallies = {f"hookgraph ({args.via}, {args.state}{''.join(' ' + s for s in args.sets)})": Tally(budgets)}
     if not args.no_peer:
         tallies["semble 0.7.0 words-only"] = Tally(budgets)
     dump: list[dict[str, Any]] = []
