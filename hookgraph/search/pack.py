@@ -372,9 +372,10 @@ def _summary_piece(lines: list[str], unit: UnitRow, rank: int) -> Piece:
     if taken and unit.kind not in _UNSIGNED:
         text = "\n".join(taken)
         summary = next((line.strip() for line in unit.docstring.splitlines() if line.strip()), "")
-        if summary:
+        if summary:  # as a comment one level inside the signature, where a body would start
             mark = "#" if unit.language in _HASH_COMMENTS else "//"
-            text += f"\n    {mark} {summary[:160]}"
+            indent = taken[0][: len(taken[0]) - len(taken[0].lstrip())]
+            text += f"\n{indent}    {mark} {summary[:160]}"
         return Piece(unit.path, first, first + len(taken) - 1, unit.qualname, unit.kind, text, role="signature",
                      rank=rank)
     own = lines[unit.start_line - 1 : unit.end_line]
@@ -437,7 +438,10 @@ def build_pack(root: Path, store: Store, results: list[Result], budget: int,
     try:
         map_limit = packer.used + int((budget - packer.used) * MAP_SHARE)
         for path, r in best.items():
-            packer.compact(r.unit, file_rank[path], limit=map_limit)
+            if file_rank[path] == 0:  # the best answer is in, whatever the share: compact, else its first lines
+                packer.compact(r.unit, 0) or packer.answer(r.unit, 0)
+            else:
+                packer.compact(r.unit, file_rank[path], limit=map_limit)
         for r in results:
             if packer.used >= budget:
                 break
