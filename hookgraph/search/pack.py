@@ -59,12 +59,14 @@ MAX_HEADER_LINES = 12
 _CONTAINERS = ("class", "interface", "struct", "trait", "enum", "type")
 #: Share of the budget (after the first lines) the map may take: one compact entry per ranked file,
 #: best file first, before any code is shown whole. Measured on eval/tokens.py (see eval/RESULTS.md).
-MAP_SHARE = 0.6
+MAP_SHARE = 0.7
 #: A unit whose piece costs at most this many tokens enters the map whole: its signature would save little.
-WHOLE_IN_MAP = 100
+WHOLE_IN_MAP = 60
 #: A unit is shown whole only when it takes at most this share of the budget (a 4,000-token class would
 #: leave no room for the files around it); otherwise its compact entry stays.
 MAX_PIECE_SHARE = 0.5
+#: The best answer is shown whole at once when it takes at most this share of the budget.
+FIRST_WHOLE_SHARE = 0.3
 #: Lines shown of a unit without a signature (a doc section, a module, a data block) in its compact entry.
 SUMMARY_LINES = 4
 #: Kinds whose stored signature is no signature (a heading, a module's path, a block's first line).
@@ -286,6 +288,13 @@ class _Packer:
         summary = _summary_piece(text, unit, rank)
         return self.add(summary, may_cut=False, limit=limit)
 
+    def whole_cost(self, unit: UnitRow) -> int | None:
+        """What the unit's whole code would cost in the pack; None when there is nothing to show."""
+        lines = self.unit_lines(unit)
+        if lines is None:
+            return None
+        return Piece(unit.path, unit.start_line, unit.end_line, unit.qualname, unit.kind, "\n".join(lines)).cost()
+
     def answer(self, unit: UnitRow, rank: int) -> bool:
         """The unit's whole code, in place of a compact entry of it (or of its members' signatures)."""
         if self.covered(unit.path, unit.start_line, unit.end_line):
@@ -438,8 +447,12 @@ def build_pack(root: Path, store: Store, results: list[Result], budget: int,
     try:
         map_limit = packer.used + int((budget - packer.used) * MAP_SHARE)
         for path, r in best.items():
-            if file_rank[path] == 0:  # the best answer is in, whatever the share: compact, else its first lines
-                packer.compact(r.unit, 0) or packer.answer(r.unit, 0)
+            if file_rank[path] == 0:  # the best answer is in: whole if it takes little, else compact, else cut
+                whole = packer.whole_cost(r.unit)
+                if whole is not None and whole <= (budget - packer.used) * FIRST_WHOLE_SHARE:
+                    packer.answer(r.unit, 0)
+                else:
+                    packer.compact(r.unit, 0) or packer.answer(r.unit, 0)
             else:
                 packer.compact(r.unit, file_rank[path], limit=map_limit)
         for r in results:
