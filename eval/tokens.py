@@ -192,7 +192,11 @@ def main(argv: list[str] | None = None) -> int:
     names = [n for n in manifest if (not args.only or n in args.only) and (Path(args.bench) / "repos" / n).is_dir()]
     real = Embedder()
     caching = CachingEmbedder(real, cache_dir() / "vectors.sqlite")
-    embedder = None if args.state == "words" else caching
+    # Questions and on-the-spot texts go to a cache of their own: the shared one is written by
+    # eval.filebench runs building indexes, and a locked commit there would end this run.
+    # eval.filebench runs building indexes, and a locked commit there would end this run. (A model of
+    # its own: CachingEmbedder wraps the model it is given, and two around one model would chain.)
+    embedder = None if args.state == "words" else CachingEmbedder(Embedder(), cache_dir() / "vectors-tokens.sqlite")
     budgets = BUDGETS
     tallies = {f"hookgraph ({args.via}, {args.state}{''.join(' ' + s for s in args.sets)})": Tally(budgets)}
     if not args.no_peer:
@@ -208,7 +212,6 @@ def main(argv: list[str] | None = None) -> int:
             index_state = "complete" if args.state == "complete" else "pending"
             indexes = build_indexes(name, repo, caching, (index_state,) if index_state == "pending" else
                                     ("pending", "complete"))
-            caching._db.execute("PRAGMA busy_timeout=1000")
             with Store(indexes[index_state]) as store:
                 for query in queries:
                     ours[query] = hookgraph_packs(repo, store, query, budgets, embedder)
