@@ -98,11 +98,28 @@ def hookgraph_packs(root: Path, store: Any, query: str, budgets: tuple[int, ...]
 
 def mcp_packs(tools: Any, query: str, budgets: tuple[int, ...]) -> dict[int, list[tuple[str, int]]]:
     """The same packs through the MCP ``search`` tool's body (its ``pieces``, in order, with their running count)."""
+    from hookgraph.search.pack import overhead
+
     out = {}
     for budget in budgets:
         answer = tools.search(query, budget=budget)
-        out[budget] = [(p["path"], p["tokens_through"]) for p in answer["pieces"]]
+        used = overhead([]) + 1
+        if answer["text"].count("\nnote: "):  # the pack's notes (stale paths) count before any piece
+            used = estimate_head(answer["text"])
+        entries = []
+        for piece in answer["pieces"]:
+            used += piece["tokens"]
+            entries.append((piece["path"], used))
+        out[budget] = entries
     return out
+
+
+def estimate_head(text: str) -> int:
+    """Tokens of a rendered pack's first lines (the id line and its notes), as build_pack counts them."""
+    from hookgraph.search.pack import estimate_tokens
+
+    head = text.split("\n\n", 1)[0]
+    return estimate_tokens(head + "\n") + 1
 
 
 def peer_chunks(repo: Path, queries: list[str], python: str, model: str) -> dict[str, list[tuple[str, int]]]:
