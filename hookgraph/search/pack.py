@@ -1,23 +1,32 @@
-"""A context pack: the best units and their nearest graph neighbours, within a token budget.
+"""A context pack: the code that answers a question, chosen for a token budget.
 
-What a reader (a person or a model) needs to understand an answer is its
-code, the class it lives in and what the functions it calls look like — not
-their bodies. So, best result first, each answer contributes:
+An agent pays for tokens, and the first thing it needs is *where* the answer
+is: the right file among the few it can afford to read. One whole answer
+first spends a small budget on a single guess (a 4,000-token class leaves
+nothing for the files around it). So the pack is decided per budget, best
+first (:func:`build_pack`):
 
-1. its own code (cut to the lines that fit when it does not fit whole);
-2. the header of its enclosing class (the lines before the first member:
-   ``class X(Base):``, docstring, class attributes), once per class;
-3. the signatures (and first docstring line) of the functions it calls that
-   are defined in this repository, at most ``MAX_CALLEES`` per answer: those
-   the search ranked for the question first, then in call order.
+1. the best answer whole when it is small next to the budget, else compact;
+2. a map: each ranked file's best unit, compact — whole when tiny, else its
+   signature as written with its docstring's first line (a unit without a
+   signature: its first lines) — until ``MAP_SHARE`` of the budget is spent;
+3. the code: each answer whole in place of its compact entry, the header of
+   its enclosing class (the lines before the first member: ``class X(Base):``,
+   docstring, class attributes) and the signatures of the functions it calls
+   that are defined in this repository (the graph neighbours that explain
+   it), at most ``MAX_CALLEES`` per answer: those the search ranked for the
+   question first, then in call order;
+4. compact entries for what is still missing, while room is left.
 
-The pack is filled in that order until the budget is spent; an answer that
-overlaps one already packed (a method inside a packed class) is skipped, and
-a neighbour already packed in full is not repeated. Tokens are estimated as
-characters / 4 (the usual rule of thumb for code in LLM tokenizers; the
-budget is for the *reader's* model, not our embedder). The pack is printed
-grouped by file — files in the order of their best answer — and in line
-order within a file, because that is how code is read.
+No line is shown twice: a piece that overlaps a packed one is not added, and
+a whole unit replaces the compact entries inside it. Every piece is whole
+lines of the file (a signature entry adds its docstring line as a comment);
+only the best answer is ever cut, at a line end, when nothing else fits.
+Tokens are estimated as characters / 4 (the usual rule of thumb for code in
+LLM tokenizers; the budget is for the *reader's* model, not our embedder),
+over the whole rendered text. The pack is printed grouped by file — files in
+the order of their best answer — and in line order within a file, because
+that is how code is read.
 
 The pack is read by models as well as people, and its code is anyone's text
 (a docstring can hold a line that looks like a piece header, followed by
