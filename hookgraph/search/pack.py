@@ -71,8 +71,8 @@ _CONTAINERS = ("class", "interface", "struct", "trait", "enum", "type")
 MAP_SHARE = 0.7
 #: A unit whose piece costs at most this many tokens enters the map whole: its signature would save little.
 WHOLE_IN_MAP = 60
-#: A unit is shown whole only when it takes at most this share of the budget (a 4,000-token class would
-#: leave no room for the files around it); otherwise its compact entry stays.
+#: A unit other than the best answer is shown whole only when it takes at most this share of the budget
+#: (a 4,000-token class would leave no room for the files around it); otherwise its compact entry stays.
 MAX_PIECE_SHARE = 0.5
 #: The best answer is shown whole at once when it takes at most this share of the budget.
 FIRST_WHOLE_SHARE = 0.3
@@ -304,8 +304,12 @@ class _Packer:
             return None
         return Piece(unit.path, unit.start_line, unit.end_line, unit.qualname, unit.kind, "\n".join(lines)).cost()
 
-    def answer(self, unit: UnitRow, rank: int) -> bool:
-        """The unit's whole code, in place of a compact entry of it (or of its members' signatures)."""
+    def answer(self, unit: UnitRow, rank: int, best: bool = False) -> bool:
+        """The unit's whole code, in place of a compact entry of it (or of its members' signatures).
+
+        Only the ``best`` answer may take more than ``MAX_PIECE_SHARE`` of the budget: whatever the
+        map left is its to fill, and nothing else should crowd the files around it out.
+        """
         if self.covered(unit.path, unit.start_line, unit.end_line):
             return False
         overlapping = [p for p in self.pieces if p.path == unit.path and p.start_line <= unit.end_line
@@ -320,7 +324,7 @@ class _Packer:
         whole = Piece(unit.path, unit.start_line, unit.end_line, unit.qualname, unit.kind, "\n".join(lines),
                       rank=rank)
         freed = sum(p.cost() for p in inside)
-        if whole.cost() <= self.budget * MAX_PIECE_SHARE and self.used - freed + whole.cost() <= self.budget:
+        if (best or whole.cost() <= self.budget * MAX_PIECE_SHARE) and self.used - freed + whole.cost() <= self.budget:
             for p in inside:
                 self.pieces.remove(p)
             self.used -= freed
@@ -468,7 +472,7 @@ def build_pack(root: Path, store: Store, results: list[Result], budget: int,
             if packer.used >= budget:
                 break
             rank = file_rank[r.unit.path]
-            if packer.answer(r.unit, rank) or packer.covered(r.unit.path, r.unit.start_line, r.unit.end_line):
+            if packer.answer(r.unit, rank, best=r is results[0]) or packer.covered(r.unit.path, r.unit.start_line, r.unit.end_line):
                 packer.class_header(r.unit, rank)
                 packer.callee_signatures(r.unit, rank, relevance)
         for path, r in best.items():
