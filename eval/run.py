@@ -90,7 +90,7 @@ RESULTS_MD = EVAL_DIR / "RESULTS.md"
 RECIPE_FILES = ("parse/compose.py", "parse/__init__.py", "parse/words.py", "parse/fallback.py",
                 "store/base.py", "store/connection.py", "store/errors.py", "store/paths.py", "store/reads.py",
                 "store/schema.py", "store/store.py", "store/vectors.py", "store/writes.py",
-                "sync/reconcile.py", "parse/filters.py", "parse/units.py",
+                "sync/reconcile.py", "parse/filters.py", "parse/units.py", "embed/static.py",
                 # the parser that was parse/__init__.py, split by job (issue 30 item 5)
                 "parse/dispatch.py", "parse/code.py", "parse/scopes.py", "parse/comments.py", "parse/references.py",
                 "parse/signatures.py", "parse/blocks.py", "parse/documents.py", "parse/fingerprint.py",
@@ -280,6 +280,9 @@ def recipe_hash(embedding_recipe: str) -> str:
     for path in sorted((pkg / "parse" / "languages").iterdir()):
         if path.suffix in (".scm", ".json"):
             h.update(path.name.encode() + b"\0" + path.read_bytes())
+    static = pkg / "models" / "code-static"
+    for path in sorted(static.iterdir()) if static.is_dir() else []:  # the word table writes static vectors
+        h.update(path.name.encode() + b"\0" + path.read_bytes())
     return h.hexdigest()[:16]
 
 

@@ -229,6 +229,12 @@ def untracked_files(root: Path) -> list[str]:
 _OBJECT_NAME = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 
 
+def is_object_name(text: str) -> bool:
+    """Whether ``text`` is a full object name (SHA-1 or SHA-256 hex): what a stored commit must be before
+    it is passed to git (a planted ``--output=...`` would be an option)."""
+    return bool(_OBJECT_NAME.fullmatch(text))
+
+
 class BlobReader:
     """Reads many blobs through one ``git cat-file --batch`` process.
 
@@ -322,11 +328,11 @@ def _open_worktree_file(root: Path, path: str) -> int | None:
     """A descriptor on a regular file of the work tree, or None (see :func:`read_worktree_file`)."""
     if not safe_relative_path(path):
         return None
-    top = root.resolve()
-    full = (top / path).resolve()
-    try:
+    try:  # a link loop on the way (`ln -s a b; ln -s b a`) is RuntimeError before Python 3.13, OSError after
+        top = root.resolve()
+        full = (top / path).resolve()
         rel = full.relative_to(top)
-    except ValueError:
+    except (OSError, RuntimeError, ValueError):
         return None
     if not rel.parts or rel.parts[0].lower() == ".git":
         return None
@@ -402,6 +408,56 @@ def worktree_blob(root: Path, path: str, max_bytes: int) -> tuple[str, int, byte
     finally:
         if fd >= 0:
             os.close(fd)
+
+
+#: What :func:`worktree_kind` calls a work-tree path that :func:`read_worktree_file` refused.
+MISSING, SYMLINK, UNREADABLE, OTHER = "missing", "symlink", "unreadable", "other"
+
+
+def worktree_kind(root: Path, path: str) -> str:
+    """Why a work-tree path could not be read as a file: :data:`MISSING`, :data:`SYMLINK` (a loop too),
+    :data:`UNREADABLE` (a regular file this user may not read) or :data:`OTHER` (a FIFO, a folder, a path
+    that leaves the work tree through a linked folder, a name git never tracks).
+
+    Told apart because each is reported differently: a deleted file leaves the index, a link is listed as
+    a link (skipped, as tracked links are), an unreadable file keeps what the index knows and is named.
+    Never follows a link and never raises: a link loop is a link like any other.
+    """
+    if not safe_relative_path(path):
+        return OTHER
+    try:
+        top = root.resolve()
+        parent = (top / path).parent.resolve()
+        parent.relative_to(top)
+        info = os.lstat(parent / Path(path).name)
+    except FileNotFoundError:
+        return MISSING
+    except NotADirectoryError:
+        return MISSING  # a folder of it became a file: the path is gone
+    except (OSError, RuntimeError, ValueError):
+        return OTHER
+    if stat.S_ISLNK(info.st_mode):
+        return SYMLINK
+    if stat.S_ISREG(info.st_mode):
+        try:  # the open itself decides: root may read a file whose mode says nobody can
+            os.close(os.open(parent / Path(path).name, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK))
+        except PermissionError:
+            return UNREADABLE
+        except OSError:
+            return OTHER
+    return OTHER
+
+
+def worktree_symlink_entry(root: Path, path: str) -> Entry | None:
+    """A work-tree symlink as git would store it: a blob of its target's bytes, mode 120000; never followed."""
+    try:
+        top = root.resolve()
+        parent = (top / path).parent.resolve()
+        parent.relative_to(top)
+        target = os.readlink(os.fsencode(parent / Path(path).name))
+    except (OSError, RuntimeError, ValueError):
+        return None
+    return Entry(blob_sha(target), len(target), SYMLINK_MODE)
 
 
 def add(root: Path, paths: list[str]) -> None:

@@ -515,9 +515,10 @@ def test_install_asks_before_changing_a_hooks_directory_every_repository_uses(tm
         assert not shared_hooks.exists() or not any(shared_hooks.iterdir())  # nothing written
     chosen = run_cli(root, "install", "--all-repositories", env=env)
     assert chosen.returncode == 0 and (shared_hooks / "post-commit").exists(), chosen.stderr
-    # a repository-local hooks directory is the repository's own: no question asked
+    # a repository-local hooks directory is the repository's own: not the global question (a folder of the
+    # work tree is the team's, written only with --force: tests/test_install_work_tree_hooks.py)
     subprocess.run(["git", "config", "core.hooksPath", ".githooks"], cwd=root, env=env, check=True)
-    assert run_cli(root, "install", env=env).returncode == 0 and (root / ".githooks" / "post-commit").exists()
+    assert run_cli(root, "install", "--force", env=env).returncode == 0 and (root / ".githooks" / "post-commit").exists()
 
 
 def test_git_am_keeps_the_index_fresh(tmp_path: Path) -> None:

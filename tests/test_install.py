@@ -109,10 +109,11 @@ def test_install_from_a_worktree_and_with_core_hooks_path(tmp_path: Path) -> Non
     repo.assert_fresh()  # the main checkout's index is its own, untouched
     assert repo.store_map() != repo.store_map(worktree)
 
-    # core.hooksPath: install writes there (relative paths are relative to the work tree), git runs them.
+    # core.hooksPath: install writes there (relative paths are relative to the work tree), git runs them;
+    # a folder of the work tree is the team's, written only with --force (tests/test_install_work_tree_hooks.py).
     repo.hookgraph("install", "--uninstall")
     repo.git("config", "core.hooksPath", ".githooks")
-    proc = repo.hookgraph("install")
+    proc = repo.hookgraph("install", "--force")
     assert proc.returncode == 0 and ".githooks" in proc.stdout
     assert (repo.path / ".githooks/pre-commit").exists() and not (repo.path / ".git/hooks/pre-commit").exists()
     repo.write({"calc/text.py": _add_function(TEXT, "hooks_path")})

@@ -20,9 +20,10 @@ from hookgraph.cli.common import (
 from hookgraph.cli.common import open_store as _open_store
 from hookgraph.cli.common import repo_root_here as _root
 from hookgraph.cli.group import cli
+from hookgraph.cli.query_args import QueryCommand
 
 
-@cli.command()
+@cli.command(cls=QueryCommand)
 @click.argument("query")
 @click.option("--top", "-k", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many results.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the documented contract).")
@@ -44,6 +45,10 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
 
     Exits 1 when nothing matches strongly ("match": "weak" in --json; one
     line on stderr otherwise), as when nothing matches at all.
+
+    A query that starts with "-" goes after "--", options before it:
+    `hookgraph ask --json -- -refund`. One that holds a space needs nothing:
+    `hookgraph ask "-x flag handling"`.
     """
     from hookgraph.cli.coverage import ask_notes, graph_note
     from hookgraph.cli.output import explains_weak, print_results, weak_line
@@ -68,7 +73,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         path_glob = _path_from_here(root, path_glob)
     with _open_store(root) as store:
         warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
-        embedder = None if no_semantic else _embedder_for(store, root)
+        embedder, model_note = (None, None) if no_semantic else _embedder_for(store, root)
         files = None
         if as_files or context_tokens is not None:  # a pack's files are --files's ranking
             files = search_files(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language)
@@ -82,6 +87,8 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         if not results and path_glob and not _any_path_matches(store, path_glob):
             click.echo(f"hookgraph: no indexed path matches --path {shown(path_glob)!r}", err=True)
         notes = ask_notes(store, query)
+        if model_note:
+            notes.insert(0, model_note)
         parser_note = freshness.older_parser_note(store)
         if parser_note:
             notes.append(parser_note)
@@ -158,19 +165,26 @@ def _check_language(language: str) -> None:
         raise UserError(f"unknown language {language!r}: use one of {known}")
 
 
-def _embedder_for(store: Any, root: Path | None = None) -> Any:
-    """The configured embedder if it matches the store's; refuse one that would mix vectors.
+def _embedder_for(store: Any, root: Path) -> tuple[Any, str | None]:
+    """``(embedder, note)``: the configured embedder if it matches the store's; refuse one that would mix vectors.
 
-    None when nothing is embedded or waiting (a store without units).
+    None when nothing is embedded or waiting (a store without units). When the configured model cannot be
+    used here (a teammate's model switch merged, its GGUF not on this machine), the answer still comes, by
+    words and graph, with one note naming the file and the remedy: the question is not the model's to block.
     """
+    from hookgraph.embed import EmbedderError
     from hookgraph.embed.choice import embedder_for_repo, store_mismatch
+    from hookgraph.sync.freshness import unusable_model_line
 
     if not store.has_vector_table() and not store.pending_count():
-        return None
-    embedder = embedder_for_repo(root)
-    problem = store_mismatch(store.get_meta, embedder)
+        return None, None
+    try:
+        embedder = embedder_for_repo(root)
+        problem = store_mismatch(store.get_meta, embedder)
+    except EmbedderError as exc:
+        return None, unusable_model_line(root, str(exc))
     if problem:
         from hookgraph.sync.shared import explain_mismatch
 
         raise UserError(explain_mismatch(root, problem, embedder.recipe))
-    return embedder
+    return embedder, None

@@ -207,6 +207,9 @@ def open_store(root: Path) -> Store:
         if warnings:  # the committed snapshot is there but unusable: that is the news, with its remedy
             raise UserError(f"no index in {root}: {warnings[0]}")
         raise UserError(f"no index in {root}: run `hookgraph index` first")
+    from hookgraph.sync.ignore import exclude_locally
+
+    exclude_locally(root)  # an index built before any `install` stays out of git whatever a pull removes
     store = _open_for_reading(path, root)
     try:
         # One read transaction for the whole command: a query (FTS, then the

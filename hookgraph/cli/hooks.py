@@ -44,18 +44,31 @@ def register(cli: click.Group) -> None:
                   help="Only set up shared mode (for pre-commit framework users).")
     @click.option("--all-repositories", is_flag=True,
                   help="core.hooksPath is set globally: (un)install there, for every repository that uses it.")
+    @click.option("--force", is_flag=True,
+                  help="core.hooksPath is a folder of the work tree (.husky, .githooks): write there anyway.")
+    @click.option("--purge", is_flag=True,
+                  help="With --uninstall: also remove the index, .git/hookgraph/ and the info/exclude line "
+                       "(never a file git tracks).")
     @friendly
-    def install(shared: bool, uninstall: bool, no_hooks: bool, all_repositories: bool) -> None:
+    def install(shared: bool, uninstall: bool, no_hooks: bool, all_repositories: bool, force: bool,
+                purge: bool) -> None:
         """Install plain git hooks that keep the index fresh, chaining existing hooks."""
+        from hookgraph.cli.common import UserError
         from hookgraph.sync import install as installer
 
         root = repo_root_here()
+        if purge and not uninstall:
+            raise UserError("--purge removes what hookgraph made and goes with --uninstall: "
+                            "`hookgraph install --uninstall --purge`")
         if uninstall:
-            lines = installer.uninstall(root, shared_mode=shared, all_repositories=all_repositories)
+            lines = installer.uninstall(root, shared_mode=shared, all_repositories=all_repositories, purge=purge)
         else:
+            if not no_hooks:  # before any work: a refusal must leave everything as it was
+                installer.check_hooks_dirs(root, all_repositories, force)
             if shared:
                 _complete_index_for_the_first_snapshot(root)
-            lines = installer.install(root, shared_mode=shared, hooks=not no_hooks, all_repositories=all_repositories)
+            lines = installer.install(root, shared_mode=shared, hooks=not no_hooks, all_repositories=all_repositories,
+                                      force=force)
         for line in lines:
             click.echo(line)
 

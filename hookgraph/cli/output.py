@@ -236,6 +236,8 @@ def pack_stale_note(stale_paths: list[str], indexed_commit: str | None, head: st
     behind = ""
     if indexed_commit and head and indexed_commit != head:
         behind = f"; the code below is as of commit {indexed_commit[:12]}, HEAD is {head[:12]}"
+    elif not indexed_commit:  # staged or work-tree text, or a map no commit is known to hold: name none
+        behind = "; the code below for those paths is not HEAD's, and no commit is known to hold it"
     return f"{stale_line(stale_paths)}: {listed_paths(stale_paths)}{behind}"
 
 

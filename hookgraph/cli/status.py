@@ -23,6 +23,7 @@ def status(as_json: bool) -> None:
     from hookgraph.embed import no_embed, worker
     from hookgraph.embed.queue import progress_of
     from hookgraph.sync import freshness
+    from hookgraph.sync.target import read_target
 
     root = _root()
     rule = no_embed.load_rule(root)
@@ -30,6 +31,8 @@ def status(as_json: bool) -> None:
         warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
         parser_note = freshness.older_parser_note(store)
         fresh = freshness.against_head(root, store)
+        model_problem = freshness.model_problem(root, store)
+        worktree = read_target(root, "worktree")
         queue = progress_of(store)
         stalled = worker.stall(root)
         coverage = language_coverage(store)
@@ -37,10 +40,12 @@ def status(as_json: bool) -> None:
             "database": str(store.path.relative_to(root)),
             "indexed_commit": fresh.indexed_commit,
             "head": fresh.head,
-            "fresh": fresh.fresh,
+            "fresh": fresh.fresh and model_problem is None,
+            "model_problem": model_problem,
             "stale_vs_head": fresh.stale_paths,
             "stale_vs_index": freshness.against_index(root, store),
-            "stale_vs_worktree": freshness.against_worktree(root, store),
+            "stale_vs_worktree": freshness.diff_maps(store.file_map(), worktree.entries),
+            "unreadable": worktree.unreadable,
             "model": {
                 "name": store.get_meta("model_name"),
                 "file": store.get_meta("model_file"),
@@ -76,8 +81,11 @@ def status(as_json: bool) -> None:
     click.echo(f"index:     {info['database']} ({info['bytes'] / 1e6:.1f} MB)")
     click.echo(f"commit:    {info['indexed_commit'] or '(none)'}" + ("  (fresh: HEAD)" if fresh.fresh else "  (not HEAD)"))
     stale = info["stale_vs_head"] or info["stale_vs_index"] or info["stale_vs_worktree"]
-    click.echo("fresh:     " + ("yes: the index matches HEAD, the git index and the working tree" if fresh.fresh
-                                and not stale else "no: see the stale lines below (`hookgraph index` syncs HEAD)"))
+    if model_problem:
+        click.echo(f"fresh:     no: {shown(model_problem)}")
+    else:
+        click.echo("fresh:     " + ("yes: the index matches HEAD, the git index and the working tree" if fresh.fresh
+                                    and not stale else "no: see the stale lines below (`hookgraph index` syncs HEAD)"))
     model = info["model"]
     if model["name"]:
         click.echo(shown(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})"))
@@ -108,6 +116,10 @@ def status(as_json: bool) -> None:
         if paths:
             listed = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
             click.echo(f"stale vs {label}: {shown(listed)}")
+    if info["unreadable"]:
+        from hookgraph.sync.target import unreadable_line
+
+        click.echo(f"unreadable: {shown(unreadable_line(info['unreadable']))}")
     if parser_note:
         click.echo(f"parser:    {parser_note}")
     for line in info["vector_sources_refused"]:

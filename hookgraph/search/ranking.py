@@ -100,6 +100,15 @@ FILES_BY_EACH_HALF = True
 #: for all of its meaning (tests are never embedded, :mod:`hookgraph.embed.no_embed`), as for a unit waiting
 #: for its vector: the weights that keep tests below the code they test would bury the very answer asked for.
 ASKED_TESTS_IN_FULL = True
+#: The static code embedding (:mod:`hookgraph.embed.static`): every unit has its static vector from the sync
+#: that wrote it, so meaning ranks from the first second. In the meaning half it stands in for a model vector
+#: a unit does not have (yet, or ever: the no-embed rule), where the words stood in before; where both exist
+#: it takes ``STATIC_BLEND`` of the meaning half. It scores the candidates the two lists found; its own
+#: nearest units as candidates were measured and dropped (filebench, vectors pending: 100 of them 0.861, 20
+#: 0.866, none 0.867; eval/RESULTS.md). And with static vectors nothing is embedded on the spot: eight
+#: units' model similarities, scaled by their own best, beside everyone else's static ones tilted the meaning
+#: half (0.867 -> 0.869 without them, and no model pass in the first ``ask``).
+STATIC_BLEND = 0.3
 
 
 def search(
@@ -214,6 +223,8 @@ class _Candidates:
     never_embedded: set[int]
     #: The question asks for tests themselves and tests count in full (``ASKED_TESTS_IN_FULL``).
     tests_asked: bool
+    #: Each candidate's static similarity (:mod:`hookgraph.embed.static`; empty without the table).
+    static: dict[int, float] = field(default_factory=dict)
     #: Calls resolved by one scoring's graph expansion, reused by the next.
     graph_memo: GraphMemo = field(default_factory=GraphMemo)
 
@@ -240,9 +251,10 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
         for vid, distance in hits:
             for uid in by_vector.get(vid, []):
                 semantic.append((uid, 1.0 - distance))
+    static_query = _static_query(query) if store.has_static_vectors() else None
     if COMPLETE_SCORES:
         _complete(store, query_vector, dict(every_lexical), lexical, semantic)
-    if query_vector is not None and embedder is not None:
+    if query_vector is not None and embedder is not None and static_query is None:
         _score_waiting(store, embedder, query_vector, lexical, semantic)
     # The confidence's similarity evidence counts the units embedded on the spot: while the queue is being
     # worked through, the unit that answers may not have its vector yet, and the nearest of those that do
@@ -256,6 +268,7 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
     named_ids = _named_definitions(store, intent) if boosts.DEFINITION_BOOST and question else []
 
     ids = {uid for uid, _ in lexical} | {uid for uid, _ in semantic} | set(exact_ids) | set(named_ids)
+    static = store.static_similarities(static_query, ids) if static_query else {}
     units = store.units_by_ids(ids)
     keep = {uid for uid, u in units.items() if _passes(u, path_glob, language)}
     lexical = [(u, s) for u, s in lexical if u in keep]
@@ -265,8 +278,18 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
     tests_asked = intent.wants_tests and ASKED_TESTS_IN_FULL
     if tests_asked:
         never = {uid for uid in never if not is_test_path(units[uid].path)}
+    static = {uid: sim for uid, sim in static.items() if uid in keep}
     return _Candidates(intent, words, lexical, semantic, query_vector, best_similarity, similarity_gap, exact_ids,
-                       named_ids, units, keep, never, tests_asked)
+                       named_ids, units, keep, never, tests_asked, static)
+
+
+def _static_query(query: str) -> bytes | None:
+    """The question's static vector as int8 bytes, or None without the table or a known word."""
+    from hookgraph.embed import static as static_embedding
+
+    model = static_embedding.shipped_model()
+    vector = model.embed(query) if model is not None else None
+    return static_embedding.quantize_unit(vector) if vector is not None else None
 
 
 def _ranked(
@@ -294,7 +317,7 @@ def _ranked(
     candidates = CANDIDATES
     results: dict[int, Result] = {}
     _fuse(results, units, lexical, semantic, fusion, impute=query_vector is not None, weights=weights,
-          never_embedded=found.never_embedded)
+          never_embedded=found.never_embedded, static=found.static)
     for uid in exact_ids:
         if uid in keep:
             r = results.setdefault(uid, Result(units[uid]))
@@ -444,8 +467,11 @@ def _fuse(
     impute: bool = False,
     weights: tuple[float, float] | None = None,
     never_embedded: set[int] | frozenset[int] = frozenset(),
+    static: dict[int, float] | None = None,
 ) -> None:
-    """Fuse the two halves into ``results``; ``impute``: a lexical candidate with no semantic score
+    """Fuse the two halves into ``results``; ``static``: each candidate's static similarity, which takes
+    ``STATIC_BLEND`` of the meaning half beside a model vector and all of it without one;
+    ``impute``: a lexical candidate with no semantic score
     (its vector is still being embedded, or the no-embed rule gave it none: see
     :mod:`hookgraph.embed.no_embed`) gets its lexical share for the semantic half too."""
     if fusion == "rrf":
@@ -469,6 +495,13 @@ def _fuse(
         r = results.setdefault(uid, Result(units[uid]))
         r.lexical = score
         r.score += lexical_weight * (score / best_lexical)
+    static = static or {}
+    best_static = max(static.values(), default=0.0)
+
+    def static_share(uid: int) -> float | None:
+        sim = static.get(uid)
+        return None if sim is None or best_static <= 0.0 else max(sim, 0.0) / best_static
+
     if semantic:
         sims = [s for _, s in semantic]
         floor = min(sims) if SEMANTIC_NORM == "minmax" else 0.0
@@ -476,9 +509,22 @@ def _fuse(
         for uid, sim in semantic:
             r = results.setdefault(uid, Result(units[uid]))
             r.semantic = sim
-            r.score += semantic_weight * ((sim - floor) / spread)
+            share = (sim - floor) / spread
+            by_table = static_share(uid)
+            if by_table is not None and STATIC_BLEND:
+                share = (1.0 - STATIC_BLEND) * share + STATIC_BLEND * by_table
+            r.score += semantic_weight * share
+    with_meaning = {uid for uid, _ in semantic}
+    if static:
+        for uid in static:
+            by_table = static_share(uid)
+            if uid in with_meaning or by_table is None:
+                continue
+            r = results.setdefault(uid, Result(units[uid]))
+            r.score += semantic_weight * by_table
+            r.reasons.append("no model vector: its static vector stands in for its meaning")
+        with_meaning |= set(static)
     if impute:
-        with_meaning = {uid for uid, _ in semantic}
         for uid, score in lexical:
             if uid not in with_meaning:
                 r = results[uid]

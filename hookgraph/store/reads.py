@@ -123,6 +123,18 @@ class StoreReads(StoreBase):
             )
         }
 
+    def static_similarities(self, query: bytes, unit_ids: Iterable[int]) -> dict[int, float]:
+        """Cosine similarity of ``query`` to each of these units' static vectors (units without one left out)."""
+        return {int(uid): 1.0 - float(d) for uid, d in self.rows_in(
+            "SELECT unit_id, vec_distance_cosine(vec_int8(embedding), vec_int8(?)) FROM static_vectors "
+            "WHERE unit_id IN ({in})", list(unit_ids), before=(query,))}
+
+    def has_static_vectors(self) -> bool:
+        return bool(self.db.execute("SELECT 1 FROM static_vectors LIMIT 1").fetchall())
+
+    def static_vector_count(self) -> int:
+        return self.integer("SELECT count(*) FROM static_vectors")
+
     def vector_ids_of_units(self, unit_ids: Iterable[int]) -> dict[int, int]:
         """``{unit id: vector id}`` for the units that have a vector."""
         return dict(self.rows_in("SELECT id, vector_id FROM units WHERE id IN ({in}) AND vector_id IS NOT NULL", unit_ids))

@@ -24,6 +24,8 @@ Tables:
             ``vector_id`` NULL and ``text_hash`` set to that key; once the
             vector is published it points at it and ``text_hash`` is NULL
             again, so a finished store pays nothing for the queue.
+  static_vectors  each unit's vector from the shipped static word table (schema 6), by unit id,
+            written in the sync that writes the unit (:mod:`hookgraph.embed.static`).
   vector_cache  recently orphaned embeddings, out of the KNN index: a revert
             or a file that comes back is revived from here, not re-embedded.
   fts_units contentless FTS5 over identifier-split words, keyed by unit id.
@@ -50,7 +52,7 @@ from hookgraph.store.connection import load_vec
 from hookgraph.store.errors import REBUILD, SchemaUpgradeNeeded, StoreError, UntrustedStoreError
 from hookgraph.store.vectors import float_blob_to_int8
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def _migration_1(db: apsw.Connection) -> None:
@@ -259,11 +261,21 @@ def _migration_5(db: apsw.Connection) -> None:
     )
 
 
+def _migration_6(db: apsw.Connection) -> None:
+    """Static vectors: every unit's vector from the shipped word table (:mod:`hookgraph.embed.static`),
+    written with the unit in the same sync, so meaning ranks before the model has embedded anything.
+
+    One row per unit (int8, as ``vec_units``), read by sqlite-vec's distance function in a scan: the
+    table is small (a unit's 256 bytes) and dies with its unit.
+    """
+    db.execute("CREATE TABLE static_vectors(unit_id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)")
+
+
 #: Schema migrations, in order; migration N brings the schema to version N.
 #: A database is trusted only if its schema is exactly what these create (see
 #: :func:`check_schema`): never edit a released migration's SQL (whitespace
 #: aside), add a new one.
-MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5]
+MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6]
 
 #: The first schema whose vec table holds int8 embeddings.
 INT8_SCHEMA = 3

@@ -22,7 +22,7 @@ from hookgraph.store.writes import StoreWrites
 #: progress, bookkeeping): never part of a store's identity (snapshot export,
 #: the MCP server's copy).
 VOLATILE_META = frozenset({
-    "synced_commit", "embedder_rate", "embedder_updated", "embedder_done", "repo_cache_seeded",
+    "synced_commit", "synced_map", "embedder_rate", "embedder_updated", "embedder_done", "repo_cache_seeded",
     "vector_sources_rejected", "reembed_no_cache",  # hookgraph.sync.adopt, hookgraph.embed.queue
 })
 

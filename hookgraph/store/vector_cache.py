@@ -99,9 +99,39 @@ class VectorCache:
         self.path = path
         self.max_bytes = max(0, int(max_bytes))
         self.problem: str | None = None
+        #: Why, as :mod:`hookgraph.store.faults` tells it: only a file that is itself unusable may be deleted.
+        self.cause: str | None = None
         self._db: apsw.Connection | None = None
 
     # -- opening ----------------------------------------------------------------
+
+    def _unusable(self, exc: BaseException) -> None:
+        """Remember why the cache is not used now, and the real cause: a full disk or a read-only directory
+        says "disk I/O error" or "unable to open" just as a damaged file does, and advice must follow the cause."""
+        self.problem = f"{self.path}: not used ({' '.join(str(exc).split()) or type(exc).__name__})"
+        if isinstance(exc, ValueError):  # a link, or not our schema: the file itself is the problem
+            self.cause = "untrusted"
+            return
+        from hookgraph.store.faults import diagnose
+
+        try:
+            self.cause = diagnose(self.path, exc).cause
+        except Exception:  # noqa: BLE001 - telling the cause must never fail a command; say nothing of deleting
+            self.cause = "internal"
+
+    def remedy(self) -> str:
+        """What to do about this cache now (a clause), by cause: deleting it only when the file is unusable."""
+        from hookgraph.store.faults import MOVABLE
+
+        if self.cause is None or self.cause in MOVABLE:
+            return f"delete it (`rm {self.path}`); hookgraph makes a fresh one"
+        keep = "it is not deleted and is used again then (it only saves model time)"
+        return {
+            "no-space": f"free some space on its disk; {keep}",
+            "read-only": f"make it and its folder writable; {keep}",
+            "io-error": f"check the disk under it (dmesg, fsck); {keep}",
+            "locked": f"another process holds it; {keep.replace('then', 'when it is free')}",
+        }.get(self.cause, f"run the command again; {keep}")
 
     def _connection(self) -> apsw.Connection | None:
         if self._db is not None or self.problem is not None or self.max_bytes == 0:
@@ -109,7 +139,7 @@ class VectorCache:
         try:
             self._db = self._open()
         except (apsw.Error, OSError, ValueError) as exc:
-            self.problem = f"{self.path}: not used ({' '.join(str(exc).split()) or type(exc).__name__})"
+            self._unusable(exc)
             self._db = None
         return self._db
 
@@ -189,7 +219,7 @@ class VectorCache:
         except apsw.BusyError:
             pass  # another process is writing: what we read is still good
         except apsw.Error as exc:
-            self.problem = f"{self.path}: not used ({' '.join(str(exc).split())})"
+            self._unusable(exc)
             self.close()
             return {}
         return found
@@ -216,7 +246,7 @@ class VectorCache:
         except apsw.FullError:
             return 0  # no space for a cache: it only saves work
         except apsw.Error as exc:
-            self.problem = f"{self.path}: not used ({' '.join(str(exc).split())})"
+            self._unusable(exc)
             self.close()
             return 0
         return added

@@ -47,6 +47,7 @@ class StoreWrites(StoreReads):
             self.db.executemany("DELETE FROM fts_units WHERE rowid = ?", ((i,) for i in ids))
             # Every edge's source is a unit of its own file: edges_source finds them (no index on path).
             self.db.executemany("DELETE FROM edges WHERE source_unit = ?", ((i,) for i in ids))
+            self.db.executemany("DELETE FROM static_vectors WHERE unit_id = ?", ((i,) for i in ids))
         self.db.execute("DELETE FROM units WHERE path = ?", (path,))
 
     def insert_unit(self, values: Sequence[Any], fts: Sequence[str], text_hash: bytes | None = None) -> int:
@@ -88,6 +89,10 @@ class StoreWrites(StoreReads):
             [(uid, *columns) for uid, columns in zip(ids, fts)],
         )
         return ids
+
+    def insert_static_vectors(self, rows: Iterable[tuple[int, bytes]]) -> None:
+        """``(unit id, int8 static vector)`` rows (:mod:`hookgraph.embed.static`)."""
+        self.db.executemany("INSERT OR REPLACE INTO static_vectors(unit_id, embedding) VALUES (?, ?)", rows)
 
     def insert_edges(self, rows: Iterable[tuple[int, str, str, str, int]]) -> None:
         """``(source unit, kind, target, target_full, line)`` rows; ``target_full`` is kept only where it differs."""
@@ -269,6 +274,7 @@ class StoreWrites(StoreReads):
         """Remove every file, unit, edge and vector (a full rebuild, inside a transaction)."""
         self.db.execute("DELETE FROM files")
         self.db.execute("DELETE FROM units")
+        self.db.execute("DELETE FROM static_vectors")
         self.db.execute("DELETE FROM edges")
         self.db.execute("DELETE FROM fts_units")
         self.db.execute("DELETE FROM vectors")

@@ -73,8 +73,9 @@ class VectorSource:
 
 
 def cache_source(cache: _Provider, path: Path) -> VectorSource:
-    return VectorSource(cache, f"the vector cache {path}",
-                        f"delete it (`rm {path}`); hookgraph makes a fresh one")
+    """A cache as a source. Its remedy for vectors that fail the check is to delete it; for a cache that
+    cannot be read at all, :func:`problem_line` asks the cache, whose advice follows the cause."""
+    return VectorSource(cache, f"the vector cache {path}", f"delete it (`rm {path}`); hookgraph makes a fresh one")
 
 
 @dataclass
@@ -165,7 +166,8 @@ def problem_line(source: VectorSource) -> str:
         text = text[len(path) + 2:]
     if text.startswith(("is ", "was ", "has ", "ends ")):  # "is not a hookgraph database" reads "it is not ..."
         text = "it " + text
-    return f"ignored {source.label}: {text}; {source.remedy}"
+    remedy = getattr(source.provider, "remedy", None)  # a cache knows its problem's cause only once it met it
+    return f"ignored {source.label}: {text}; {remedy() if callable(remedy) else source.remedy}"
 
 
 def unusable_caches(caches: Sequence[_Provider]) -> list[str]:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from hookgraph import git
 from hookgraph.sync.hooks import HOOK_NAMES
+from hookgraph.sync.ignore import exclude_locally
 
 MARKER = "# hookgraph-hook v1"
 CHAINED_SUFFIX = ".hookgraph-chained"
@@ -240,32 +241,6 @@ def disable_shared(root: Path) -> list[str]:
     return ["shared mode off: commit the removal of .hookgraph/ files from git"]
 
 
-#: The line ``.git/info/exclude`` gets: the local index stays ignored whatever the tree holds.
-EXCLUDE_LINE = "/.hookgraph/"
-
-
-def exclude_locally(root: Path) -> None:
-    """Ignore ``.hookgraph/`` in this clone's ``info/exclude``, which no checkout touches.
-
-    ``.hookgraph/.gitignore`` alone is not enough once shared mode is turned
-    off: that file was tracked, so checking out any commit of the shared era
-    and back (or a teammate pulling the removal) deletes it, and ``git add -A``
-    would then add the local index (issue 33). Never raises: ignoring is a
-    convenience, and the tree's own ``.gitignore`` still applies.
-    """
-    try:
-        exclude = git.common_dir(root) / "info" / "exclude"
-        text = exclude.read_text(encoding="utf-8", errors="replace") if exclude.exists() else ""
-        if EXCLUDE_LINE in text.splitlines():
-            return
-        exclude.parent.mkdir(parents=True, exist_ok=True)
-        with open(exclude, "a", encoding="utf-8") as f:
-            f.write(("" if not text or text.endswith("\n") else "\n")
-                    + f"# hookgraph's local index (hookgraph install)\n{EXCLUDE_LINE}\n")
-    except (OSError, git.GitError):
-        pass
-
-
 def _check_hooks_dir(root: Path, all_repositories: bool, doing: str, command: str) -> None:
     """Refuse to change a hooks directory other repositories use, unless that was chosen explicitly."""
     shared_dir = None if all_repositories else hooks_dir_shared_by_others(root)
@@ -276,8 +251,51 @@ def _check_hooks_dir(root: Path, all_repositories: bool, doing: str, command: st
             f"`git config core.hooksPath .git/hooks` (it then skips the shared hooks) and `{command}`")
 
 
+#: The line a team adds to each hook of its own runner (husky, lefthook, a tracked .githooks/) instead: it
+#: calls whichever hookgraph each machine has on PATH, and does nothing where there is none.
+RUNNER_LINE = 'if command -v hookgraph >/dev/null; then hookgraph hook {name} "$@"; fi'
+
+
+def hooks_in_work_tree(root: Path) -> str | None:
+    """``core.hooksPath`` as a folder of the work tree (``.husky``), relative to the root, or None.
+
+    Such a folder is the team's (tracked, usually): its hooks run on every clone, so a script written
+    there with this machine's Python path, and the team's own hooks moved aside, would be committed by
+    the next ``git add -A``. The git directory's own ``hooks`` is not such a folder.
+    """
+    directory = hooks_dir(root).resolve()
+    for own in (git.common_dir(root), git.git_dir(root).resolve()):
+        if directory.is_relative_to(own):
+            return None
+    top = root.resolve()
+    if not directory.is_relative_to(top):
+        return None
+    return directory.relative_to(top).as_posix()
+
+
+def _check_work_tree_hooks(root: Path, force: bool) -> None:
+    """Refuse to write into a hooks folder of the work tree unless ``--force``; say what to add instead."""
+    folder = None if force else hooks_in_work_tree(root)
+    if folder is None:
+        return
+    tracked = git.run(["ls-files", "--", folder], root, check=False).strip()
+    kind = "a folder of the work tree that git tracks" if tracked else "a folder of the work tree"
+    raise git.GitError(
+        f"core.hooksPath is {folder}/, {kind}: `hookgraph install` would move the team's hooks aside and write "
+        f"this machine's Python path into that folder, so nothing was changed. Add this line to each hook of "
+        f"your hook runner instead ({', '.join(HOOK_NAMES)}), e.g. in {folder}/pre-commit: "
+        f"`{RUNNER_LINE.format(name='pre-commit')}` (or use the pre-commit framework, see the README); "
+        f"`hookgraph install --force` writes there anyway")
+
+
+def check_hooks_dirs(root: Path, all_repositories: bool, force: bool) -> None:
+    """Both refusals of ``install``, for the command to ask before any other work (a first index, say)."""
+    _check_hooks_dir(root, all_repositories, "turning hookgraph on", "hookgraph install")
+    _check_work_tree_hooks(root, force)
+
+
 def install(root: Path, *, shared_mode: bool = False, hooks: bool = True, python: str | None = None,
-            all_repositories: bool = False) -> list[str]:
+            all_repositories: bool = False, force: bool = False) -> list[str]:
     """``hookgraph install``: the lines to print."""
     from hookgraph.sync import shared
     from hookgraph.store import snapshot
@@ -285,6 +303,7 @@ def install(root: Path, *, shared_mode: bool = False, hooks: bool = True, python
     lines: list[str] = []
     if hooks:
         _check_hooks_dir(root, all_repositories, "turning hookgraph on", "hookgraph install")
+        _check_work_tree_hooks(root, force)
         report = install_hooks(root, python=python)
         where = report.hooks_dir
         try:
@@ -310,9 +329,14 @@ def install(root: Path, *, shared_mode: bool = False, hooks: bool = True, python
     return lines
 
 
-def uninstall(root: Path, *, shared_mode: bool = False, all_repositories: bool = False) -> list[str]:
-    """``hookgraph install --uninstall``: the lines to print."""
+def uninstall(root: Path, *, shared_mode: bool = False, all_repositories: bool = False,
+              purge: bool = False) -> list[str]:
+    """``hookgraph install --uninstall [--purge]``: the lines to print."""
     _check_hooks_dir(root, all_repositories, "removing hookgraph's hooks", "hookgraph install --uninstall")
+    if purge:
+        from hookgraph.sync.purge import refuse_while_embedding
+
+        refuse_while_embedding(root)  # before anything is removed
     report = uninstall_hooks(root)
     lines: list[str] = []
     if report.removed or report.restored:
@@ -324,4 +348,8 @@ def uninstall(root: Path, *, shared_mode: bool = False, all_repositories: bool =
     lines.extend(report.notes)
     if shared_mode:
         lines.extend(disable_shared(root))
+    if purge:
+        from hookgraph.sync.purge import purge as purge_all
+
+        lines.extend(purge_all(root))
     return lines

@@ -58,8 +58,8 @@ from typing import TYPE_CHECKING, Any
 from hookgraph import git
 from hookgraph.plural import count, verb
 from hookgraph.sync import crash_guard
-from hookgraph.sync.freshness import diff_maps
-from hookgraph.sync.target import untracked_left_out_line
+from hookgraph.sync.freshness import diff_maps, indexed_commit
+from hookgraph.sync.target import unreadable_line, untracked_left_out_line
 from hookgraph.store import SIDECARS, VOLATILE_META, Store, StoreError, db_path
 
 if TYPE_CHECKING:
@@ -184,7 +184,7 @@ class Workspace:
             base.check_contents()
             base_map = base.file_map()
             stale_vs_head = diff_maps(base_map, head_map)
-            indexed = head if head and not stale_vs_head else base.get_meta("synced_commit")
+            indexed = indexed_commit(self.root, base, base_map, head, stale_vs_head)
             view = View(indexed, head, stale_vs_head)
             view.uncommitted_paths = diff_maps({p: e.blob for p, e in target.entries.items()}, head_map)
             if not self.sync_enabled:
@@ -195,6 +195,7 @@ class Workspace:
                                  f"{verb(n, 'is', 'are')} not synced "
                                  "(the server runs with --no-sync): run `hookgraph index --worktree` or commit")
                 _tell_untracked_left_out(view, target.untracked_left_out)
+                _tell_unreadable(view, target.unreadable)
                 view.seconds = time.perf_counter() - started
                 return view
             digest = _digest(base, base_map)
@@ -203,6 +204,7 @@ class Workspace:
                 self._base_digest = digest
         self._sync_overlay(target, view)
         _tell_untracked_left_out(view, target.untracked_left_out)
+        _tell_unreadable(view, target.unreadable)
         view.seconds = time.perf_counter() - started
         return view
 
@@ -330,6 +332,14 @@ def _tell_untracked_left_out(view: View, left_out: list[str]) -> None:
     """Say that the answers lack the untracked files (too many of them to take in)."""
     if left_out:
         said = untracked_left_out_line(left_out, "in these answers")
+        view.note = f"{view.note}; {said}" if view.note else said
+
+
+def _tell_unreadable(view: View, unreadable: list[str]) -> None:
+    """Name the work-tree files this user may not read: the answers hold what git has of them, maybe not the disk's."""
+    if unreadable:
+        view.stale_paths = sorted(set(view.stale_paths) | set(unreadable))
+        said = unreadable_line(unreadable)
         view.note = f"{view.note}; {said}" if view.note else said
 
 

@@ -30,13 +30,18 @@ from typing import TYPE_CHECKING, cast
 
 from hookgraph import git
 from hookgraph.embed import no_embed, order
+from hookgraph.embed import static as static_embedding
 from hookgraph.parse import compose, filters
 from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
+from hookgraph.sync import freshness
 from hookgraph.sync.adopt import Offers
 from hookgraph.sync.parallel import FileRead, read_files
 from hookgraph.sync.target import SyncError, Target
+
+#: Meta key: the SHA-256 of the static word table the store's static vectors come from.
+STATIC_MODEL_META = "static_model"
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
@@ -203,6 +208,10 @@ def sync(
     except StoreError as exc:
         _forget_if_created(path, created, exc)
         raise
+    if database is None:  # the working index stays out of git in every mode (see hookgraph.sync.ignore)
+        from hookgraph.sync.ignore import exclude_locally
+
+        exclude_locally(root)
     if report.pending and background and database is None:
         from hookgraph.embed.worker import start_background
 
@@ -243,6 +252,11 @@ def _sync(
     full = full or reembed
     started = time.perf_counter()
     report = SyncReport(commit=target.commit)
+    if target.unreadable:  # counted and named, never taken for deleted (their old units stay)
+        from hookgraph.sync.target import unreadable_line
+
+        report.skipped["unreadable"] += len(target.unreadable)
+        report.warnings.append(unreadable_line(target.unreadable))
     path = database or db_path(root)
     _ensure_dir(path.parent, report.warnings)
     with write_lock(path.parent, timeout=lock_timeout), _open(path, full, report) as store:
@@ -271,7 +285,11 @@ def _sync(
         if not full:  # even with nothing to do: a switched model is reported at once
             embed.check_model()
         rule_changed = bool(stored) and store.get_meta(no_embed.RULE_META) != rule.fingerprint
-        if not changed and not deleted and not full and not rule_changed:
+        static_changed = bool(stored) and _static_model_changed(store)
+        if not changed and not deleted and not full and not rule_changed and not static_changed:
+            if target.kind == "head" and target.commit and freshness.needs_recording(store, target.commit):
+                with store.transaction():  # the map equals this commit's tree: say so, it names the text later
+                    freshness.record_synced(store, target.commit, stored)
             report.pending = store.pending_count()
             report.seconds = time.perf_counter() - started
             return report
@@ -291,6 +309,8 @@ def _sync(
                 if rule_changed and not full:
                     again = _apply_rule(store, rule)  # files with units the rule now wants embedded
                     changed = sorted(set(changed) | {p for p in again if p in wanted})
+                if static_changed and not full:  # every unit's static vector comes from the new table
+                    changed = sorted(set(changed) | (set(stored) & set(wanted)))
                 with git.BlobReader(root) as reader:  # on every core for a big sync (hookgraph.sync.parallel)
                     for p, read in read_files(root, target, sorted(changed), wanted, text_chunks, reader):
                         _store_file(store, p, wanted[p], read, embed, report)
@@ -307,10 +327,13 @@ def _sync(
                 if embed.used or store.get_meta("model_sha256") is None:
                     embed.record_model()
                 if target.kind == "head" and target.commit:
-                    store.set_meta("synced_commit", target.commit)
+                    freshness.record_synced(store, target.commit, store.file_map())
                 if full or not stored:  # every file was parsed now (see hookgraph.parse.version)
                     store.set_meta(PARSER_META, parser_fingerprint())
                 store.set_meta(no_embed.RULE_META, rule.fingerprint)
+                static_model = static_embedding.shipped_model()
+                if static_model is not None:
+                    store.set_meta(STATIC_MODEL_META, static_model.sha256)
         finally:
             if bar:
                 bar.close()
@@ -559,7 +582,25 @@ def _write_units(store: Store, read: FileRead, embed: _Vectors) -> tuple[int, in
             continue
         rows.append((source, kind, target, target_full, line))
     store.insert_edges(rows)
+    _write_static_vectors(store, ids, texts)
     return truncated, split
+
+
+def _write_static_vectors(store: Store, ids: list[int], texts: list[str]) -> None:
+    """Each unit's static vector, from the text it is (or would be) embedded as: no model, no queue."""
+    model = static_embedding.shipped_model()
+    if model is None or not ids:
+        return
+    store.insert_static_vectors(
+        (uid, static_embedding.quantize_unit(vector))
+        for uid, vector in zip(ids, model.embed_many(texts)) if vector is not None
+    )
+
+
+def _static_model_changed(store: Store) -> bool:
+    """The store's static vectors came from another word table (or none: a store from before them)."""
+    model = static_embedding.shipped_model()
+    return model is not None and store.get_meta(STATIC_MODEL_META) != model.sha256
 
 
 class _Vectors:

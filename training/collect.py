@@ -1,0 +1,418 @@
+"""Collect (description, code) pairs from public code, pinned by version and sha256.
+
+    python -m training.collect pin   [--data DIR]   # resolve packages.txt -> sources.json (versions, sha256)
+    python -m training.collect fetch [--data DIR]   # download exactly sources.json's archives, check each sha256
+    python -m training.collect pairs [--data DIR]   # parse them with hookgraph's parser -> DIR/pairs.jsonl
+
+Sources are PyPI source distributions, npm tarballs and Debian source packages (bookworm), the
+registries this project's machines reach. Each is refused when ``exclude.txt`` names it
+(:mod:`training.exclude`), and inside an archive every vendored folder is skipped.
+
+A pair is what a question and its answer look like at search time:
+- ``doc``: a unit's doc comment or docstring (first paragraph, parameter lists dropped) against the
+  unit's embedded text (:func:`hookgraph.parse.compose.embed_text`) with that comment removed;
+- ``name``: the words of an undocumented definition's name (``parse_http_date`` -> "parse http date")
+  against its body without the name.
+"""
+
+from __future__ import annotations
+
+import argparse
+import concurrent.futures
+import dataclasses
+import hashlib
+import io
+import json
+import os
+import random
+import re
+import subprocess
+import sys
+import tarfile
+import urllib.parse
+import urllib.request
+import zipfile
+from pathlib import Path
+from typing import Any, Iterator
+
+from training.exclude import excluded_names, is_excluded, skipped_path
+
+HERE = Path(__file__).resolve().parent
+PACKAGES = HERE / "packages.txt"
+SOURCES = HERE / "sources.json"
+DEFAULT_DATA = Path(os.environ.get("HOOKGRAPH_TRAINING_DATA", Path.home() / ".cache" / "hookgraph-training"))
+DEBIAN_SOURCES = ("deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring.gpg] "
+                  "http://deb.debian.org/debian bookworm main\n")
+#: Files larger than this are generated or data, not code anyone documents.
+MAX_FILE_BYTES = 400_000
+#: Pairs one source may give: a huge project must not teach its own dialect to the whole table.
+MAX_PAIRS_PER_SOURCE = 12_000
+#: Share of a source's pairs that may come from names alone (the documented ones teach more).
+NAME_SHARE = 0.35
+CODE_KINDS = {"function", "method", "class", "interface", "struct", "enum", "trait", "type", "module", "constant"}
+
+
+@dataclasses.dataclass
+class Source:
+    registry: str
+    package: str
+    language: str
+    version: str = ""
+    archive: str = ""
+    url: str = ""
+    sha256: str = ""
+
+
+def read_packages(path: Path = PACKAGES) -> list[Source]:
+    out = []
+    for raw in path.read_text().splitlines():
+        line = raw.split("#", 1)[0].strip()
+        if line:
+            registry, package, language = line.split()
+            out.append(Source(registry, package, language))
+    return out
+
+
+def _sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def _get(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=180) as response:
+        return response.read()
+
+
+def _absolute(url: str, base: str) -> str:
+    """A registry may answer with links relative to the page that lists them."""
+    return urllib.parse.urljoin(base, url)
+
+
+def _apt_options(root: Path) -> list[str]:
+    (root / "lists" / "partial").mkdir(parents=True, exist_ok=True)
+    (root / "cache" / "archives" / "partial").mkdir(parents=True, exist_ok=True)
+    (root / "sources.list").write_text(DEBIAN_SOURCES)
+    return [f"-oDir::Etc::SourceList={root / 'sources.list'}", "-oDir::Etc::SourceParts=/nonexistent",
+            f"-oDir::State::Lists={root / 'lists'}", f"-oDir::Cache={root / 'cache'}", "-qq",
+            # Several sources download at once, each into its own folder: apt's lock would refuse all but one.
+            "-oDebug::NoLocking=1"]
+
+
+def _debian_download(source: Source, folder: Path, apt: list[str]) -> Path:
+    """The source package's upstream tarball (the orig, or a native package's one tarball)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = f"{source.package}={source.version}" if source.version else source.package
+    subprocess.run(["apt-get", *apt, "source", "--download-only", spec], cwd=folder, check=True,
+                   capture_output=True, timeout=600)
+    tars = sorted(p for p in folder.iterdir() if ".tar." in p.name and ".debian.tar." not in p.name
+                  and p.name.startswith(source.package + "_"))
+    origs = [p for p in tars if ".orig.tar." in p.name and ".orig-" not in p.name]
+    chosen = origs or tars
+    if not chosen:
+        raise RuntimeError(f"no upstream tarball for {source.package}")
+    return chosen[0]
+
+
+def _deb_download(source: Source, folder: Path) -> Path:
+    """A Debian binary package (``-dev`` and library packages carry their language's source files)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    spec = f"{source.package}={source.version}" if source.version else source.package
+    subprocess.run(["apt-get", "-qq", "download", spec], cwd=folder, check=True, capture_output=True, timeout=600)
+    found = sorted(folder.glob(f"{source.package}_*.deb"), key=lambda p: p.stat().st_mtime)
+    if not found:
+        raise RuntimeError(f"apt-get download left no {source.package}_*.deb")
+    return found[-1]
+
+
+def pin_one(source: Source, data: Path, apt: list[str]) -> Source:
+    """Resolve ``source`` to the registry's current version and its archive's sha256 (downloading it)."""
+    archives = data / "archives"
+    archives.mkdir(parents=True, exist_ok=True)
+    if source.registry == "pypi":
+        page = f"https://pypi.org/pypi/{source.package}/json"
+        meta = json.loads(_get(page))
+        version = meta["info"]["version"]
+        sdists = [f for f in meta["urls"] if f["packagetype"] == "sdist"]
+        if not sdists:
+            raise RuntimeError("no sdist")
+        f = sdists[0]
+        source.version, source.archive, source.url, source.sha256 = version, f["filename"], _absolute(f["url"], page), \
+            f["digests"]["sha256"]
+        target = archives / source.archive
+        if not target.exists():
+            blob = _get(source.url)
+            if _sha256(blob) != source.sha256:
+                raise RuntimeError("sha256 differs from PyPI's")
+            target.write_bytes(blob)
+    elif source.registry == "npm":
+        name = source.package.replace("/", "%2F")
+        meta = json.loads(_get(f"https://registry.npmjs.org/{name}/latest"))
+        source.version, source.url = meta["version"], meta["dist"]["tarball"]
+        source.archive = source.package.replace("@", "").replace("/", "-") + f"-{source.version}.tgz"
+        target = archives / source.archive
+        blob = target.read_bytes() if target.exists() else _get(source.url)
+        target.write_bytes(blob)
+        source.sha256 = _sha256(blob)
+    elif source.registry == "deb":
+        target = _deb_download(source, archives / "deb")
+        source.version = target.name.split("_")[1]
+        source.archive = f"deb/{target.name}"
+        source.sha256 = _sha256(target.read_bytes())
+    elif source.registry == "debsrc":
+        folder = archives / f"debsrc-{source.package}"
+        tarball = _debian_download(source, folder, apt)
+        source.version = tarball.name.split("_", 1)[1].split(".orig.tar.")[0].split(".tar.")[0]
+        source.archive = f"debsrc-{source.package}/{tarball.name}"
+        source.sha256 = _sha256(tarball.read_bytes())
+    else:
+        raise RuntimeError(f"unknown registry {source.registry}")
+    return source
+
+
+def fetch_one(source: Source, data: Path, apt: list[str]) -> Path:
+    """Download exactly the pinned archive (if not already here) and check its sha256."""
+    target = data / "archives" / source.archive
+    if not target.exists():
+        if source.registry in ("pypi", "npm"):
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(_get(source.url))
+        elif source.registry == "deb":
+            _deb_download(source, target.parent)
+        else:
+            _debian_download(source, target.parent, apt)
+    digest = _sha256(target.read_bytes())
+    if digest != source.sha256:
+        raise RuntimeError(f"{target.name}: sha256 {digest} is not the pinned {source.sha256}")
+    return target
+
+
+def iter_archive(path: Path) -> Iterator[tuple[str, bytes]]:
+    """``(path inside the archive, bytes)`` of every regular file small enough to be code."""
+    if path.name.endswith(".zip"):
+        with zipfile.ZipFile(path) as z:
+            for info in z.infolist():
+                if not info.is_dir() and info.file_size <= MAX_FILE_BYTES:
+                    yield info.filename, z.read(info)
+        return
+    if path.name.endswith(".deb"):
+        contents = subprocess.run(["dpkg-deb", "--fsys-tarfile", str(path)], check=True, capture_output=True).stdout
+        tar_source: Any = tarfile.open(fileobj=io.BytesIO(contents))
+    else:
+        tar_source = tarfile.open(path)
+    with tar_source as tar:
+        for member in tar:
+            if member.isfile() and member.size <= MAX_FILE_BYTES:
+                handle = tar.extractfile(member)
+                if handle is not None:
+                    yield member.name, handle.read()
+
+
+_PARAM_LINE = re.compile(r"^\s*(:param|:type|:return|:rtype|:raises|@param|@return|@throws|@type|@see|@since|"
+                         r"@example|@deprecated|args:|arguments:|returns:|raises:|parameters\b|example|>>>|\.\. )",
+                         re.IGNORECASE)
+_WORD = re.compile(r"[A-Za-z]{2,}")
+
+
+def clean_description(doc: str) -> str | None:
+    """The docstring's first paragraph as a question would say it, or None when it says too little."""
+    lines: list[str] = []
+    for line in doc.strip().splitlines():
+        if not line.strip():
+            if lines:
+                break
+            continue
+        if _PARAM_LINE.match(line):
+            break
+        lines.append(line.strip())
+    text = " ".join(lines)
+    text = re.sub(r"\{@\w+\s+([^}]*)\}", r"\1", text)  # {@link Foo} -> Foo
+    text = re.sub(r"<[^>]{1,40}>", " ", text)  # html tags
+    text = re.sub(r"\s+", " ", text).strip()[:400]
+    words = _WORD.findall(text)
+    if len(words) < 4 or len(text) < 20:
+        return None
+    lowered = text.lower()
+    if lowered.startswith(("todo", "fixme", "copyright", "license", "licensed", "generated", "autogenerated",
+                           "deprecated", "noqa", "type:", "pylint", "eslint", "@")):
+        return None
+    return text
+
+
+def _strip_comment(line: str) -> str:
+    return re.sub(r"^\s*(#+|//+!?|/\*+!?|\*+/?|--+|\"\"\"|'''|;+|%+)\s*", "", line).strip().rstrip("*/").strip()
+
+
+def without_doc(text: str, doc: str) -> str:
+    """``text`` minus the lines that carry ``doc`` (a docstring inside the body, or a leading comment)."""
+    flat = re.sub(r"\s+", " ", doc)
+    kept = []
+    for line in text.splitlines():
+        core = re.sub(r"\s+", " ", _strip_comment(line)).strip("\"'` ")
+        if len(core) >= 3 and core in flat:
+            continue
+        kept.append(line)
+    return "\n".join(kept)
+
+
+def unit_pairs(parsed: Any, rng: random.Random) -> Iterator[dict[str, str]]:
+    from hookgraph.parse.compose import embed_text
+    from hookgraph.parse.words import identifier_words
+
+    calls: dict[str, list[str]] = {}
+    for edge in parsed.edges:
+        if edge.kind == "calls":
+            calls.setdefault(edge.source, []).append(edge.target)
+    members: dict[str, list[Any]] = {}
+    for unit in parsed.units:
+        if unit.parent:
+            members.setdefault(unit.parent, []).append(unit)
+    for unit in parsed.units:
+        if unit.kind not in CODE_KINDS or unit.end_line - unit.start_line < 1:
+            continue
+        described = clean_description(unit.docstring) if unit.docstring else None
+        if described:
+            bare = dataclasses.replace(unit, docstring="", text=without_doc(unit.text, unit.docstring))
+            code = embed_text(bare, calls.get(unit.qualname, []), members.get(unit.qualname))
+            yield {"q": described, "d": code, "kind": "doc"}
+        else:
+            words = identifier_words(unit.name)
+            if len(words) < 2 or unit.end_line - unit.start_line < 2:
+                continue
+            body = "\n".join(unit.text.splitlines()[1:])
+            body = re.sub(re.escape(unit.name), " ", body)
+            bare = dataclasses.replace(unit, name="", qualname=unit.kind, signature="", docstring="", text=body)
+            code = embed_text(bare, calls.get(unit.qualname, []), members.get(unit.qualname))
+            parent = identifier_words(unit.parent.rsplit(".", 1)[-1]) if unit.parent else []
+            query = " ".join(words + (["in"] + parent if parent and rng.random() < 0.5 else []))
+            yield {"q": query, "d": code, "kind": "name"}
+
+
+def source_pairs(source: Source, archive: Path, names: set[str], seed: int = 0) -> list[dict[str, str]]:
+    """Every pair one archive gives, capped (``MAX_PAIRS_PER_SOURCE``, ``NAME_SHARE``)."""
+    from hookgraph.parse import parse_file
+    from hookgraph.parse.filters import content_skip_reason, path_skip_reason
+
+    rng = random.Random(f"{seed}:{source.package}")
+    documented: list[dict[str, str]] = []
+    named: list[dict[str, str]] = []
+    seen: set[str] = set()
+    for path, data in iter_archive(archive):
+        inner = path.split("/", 1)[1] if "/" in path else path
+        if skipped_path(inner, names) or b"\0" in data[:8000]:
+            continue
+        lowered = inner.lower()
+        if any(part in lowered for part in ("test", "spec/", "example", "/docs/", "benchmark", ".min.", "dist/",
+                                            "generated", "fixtures")):
+            continue
+        if path_skip_reason(inner, len(data)) or content_skip_reason(data):
+            continue
+        parsed = parse_file(inner, data, text_chunks=False)
+        if parsed is None or not parsed.language or parsed.language in ("markdown", "rst", "text", "json", "yaml"):
+            continue
+        for pair in unit_pairs(parsed, rng):
+            key = pair["q"] if pair["kind"] == "doc" else pair["d"]
+            if key in seen:
+                continue
+            seen.add(key)
+            pair.update(lang=parsed.language, src=source.package)
+            (documented if pair["kind"] == "doc" else named).append(pair)
+    rng.shuffle(documented)
+    rng.shuffle(named)
+    documented = documented[:MAX_PAIRS_PER_SOURCE]
+    room = min(MAX_PAIRS_PER_SOURCE - len(documented), int(len(documented) * NAME_SHARE / (1 - NAME_SHARE)) + 200)
+    return documented + named[:max(room, 0)]
+
+
+def load_sources() -> list[Source]:
+    return [Source(**row) for row in json.loads(SOURCES.read_text())["sources"]]
+
+
+def cmd_pin(data: Path, jobs: int) -> int:
+    names = excluded_names()
+    wanted = []
+    for source in read_packages():
+        hit = is_excluded(source.package, names)
+        if hit:
+            print(f"refused {source.registry}:{source.package}: exclude.txt names {hit!r}", file=sys.stderr)
+        else:
+            wanted.append(source)
+    apt = _apt_options(data / "apt")
+    subprocess.run(["apt-get", *apt, "update"], check=True, capture_output=True, timeout=600)
+    subprocess.run(["apt-get", "-qq", "update"], check=True, capture_output=True, timeout=600)
+    pinned: list[Source] = []
+    # Registries over HTTP in parallel; apt one source at a time (parallel runs clash in its partial folder).
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool, concurrent.futures.ThreadPoolExecutor(1) as apt_pool:
+        futures = {(apt_pool if s.registry.startswith("deb") else pool).submit(pin_one, s, data, apt): s for s in wanted}
+        for future in concurrent.futures.as_completed(futures):
+            source = futures[future]
+            try:
+                pinned.append(future.result())
+                print(f"pinned {source.registry}:{source.package} {source.version}", file=sys.stderr)
+            except Exception as exc:  # a name a registry no longer has: left out, said
+                print(f"left out {source.registry}:{source.package}: {exc}", file=sys.stderr)
+    pinned.sort(key=lambda s: (s.registry, s.package))
+    SOURCES.write_text(json.dumps({"_about": "Pinned by `python -m training.collect pin`; fetched and checked by "
+                                             "`python -m training.collect fetch`.",
+                                   "sources": [dataclasses.asdict(s) for s in pinned]}, indent=1) + "\n")
+    print(f"{len(pinned)} sources pinned in {SOURCES}", file=sys.stderr)
+    return 0
+
+
+def cmd_fetch(data: Path, jobs: int) -> int:
+    apt = _apt_options(data / "apt")
+    if any(s.registry.startswith("deb") for s in load_sources()):
+        subprocess.run(["apt-get", *apt, "update"], check=True, capture_output=True, timeout=600)
+        subprocess.run(["apt-get", "-qq", "update"], check=True, capture_output=True, timeout=600)
+    failed = 0
+    with concurrent.futures.ThreadPoolExecutor(jobs) as pool, concurrent.futures.ThreadPoolExecutor(1) as apt_pool:
+        futures = {(apt_pool if s.registry.startswith("deb") else pool).submit(fetch_one, s, data, apt): s
+                   for s in load_sources()}
+        for future in concurrent.futures.as_completed(futures):
+            try:
+                future.result()
+            except Exception as exc:
+                failed += 1
+                print(f"error: {futures[future].package}: {exc}", file=sys.stderr)
+    return 1 if failed else 0
+
+
+def _pairs_of(args: tuple[Source, str]) -> tuple[str, list[dict[str, str]]]:
+    source, data = args
+    names = excluded_names()
+    try:
+        return source.package, source_pairs(source, Path(data) / "archives" / source.archive, names)
+    except Exception as exc:
+        print(f"error: {source.package}: {type(exc).__name__}: {exc}", file=sys.stderr)
+        return source.package, []
+
+
+def cmd_pairs(data: Path, jobs: int) -> int:
+    import multiprocessing
+
+    names = excluded_names()
+    sources = [s for s in load_sources() if not is_excluded(s.package, names)]
+    out = data / "pairs.jsonl"
+    total = 0
+    by_lang: dict[str, int] = {}
+    with open(out, "w", encoding="utf-8") as handle, multiprocessing.Pool(jobs) as pool:
+        for package, pairs in pool.imap_unordered(_pairs_of, [(s, str(data)) for s in sources]):
+            for pair in pairs:
+                handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
+                by_lang[pair["lang"]] = by_lang.get(pair["lang"], 0) + 1
+            total += len(pairs)
+            print(f"{package}: {len(pairs)} pairs (total {total})", file=sys.stderr)
+    print(json.dumps({"pairs": total, "languages": dict(sorted(by_lang.items(), key=lambda kv: -kv[1]))}))
+    return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("step", choices=("pin", "fetch", "pairs"))
+    ap.add_argument("--data", type=Path, default=DEFAULT_DATA, help="archives and pairs (default %(default)s)")
+    ap.add_argument("--jobs", type=int, default=8)
+    args = ap.parse_args(argv)
+    args.data.mkdir(parents=True, exist_ok=True)
+    return {"pin": cmd_pin, "fetch": cmd_fetch, "pairs": cmd_pairs}[args.step](args.data, args.jobs)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
