@@ -283,3 +283,33 @@ def test_the_no_embed_rule_is_part_of_an_index_recipe(tmp_path: Path, monkeypatc
     rule = copy / "hookgraph" / "embed" / "no_embed.py"
     rule.write_text(rule.read_text().replace('"min_lines": 2,', '"min_lines": 4,'))
     assert run.recipe_hash("model") != before
+
+
+def test_token_budget_accounting_counts_a_file_once_its_chunk_fits() -> None:
+    """eval/tokens.py: chunks in delivery order with their running token count; a gold file counts at a budget
+    when a chunk of it ends within it; tokens to the first gold file is that chunk's running count."""
+    from eval.tokens import score_list
+
+    def suffix(path: str, gold: str) -> bool:
+        return path == gold or path.endswith("/" + gold) or gold.endswith("/" + path)
+
+    entries = [("src/a.py", 120), ("src/b.py", 480), ("src/c.py", 950), ("src/a.py", 1800), ("src/d.py", 4100)]
+    recall, hit, first = score_list(entries, ["b.py", "c.py"], (500, 1000, 2000, 4000), suffix)
+    assert recall == {500: 0.5, 1000: 1.0, 2000: 1.0, 4000: 1.0} and hit[500] and first == 480
+    recall, hit, first = score_list(entries, ["d.py"], (500, 1000, 2000, 4000), suffix)
+    assert recall[4000] == 0.0 and not hit[4000] and math.isinf(first)  # ends past the largest budget
+
+
+def test_token_budget_running_count_is_the_rendered_pack(tmp_path: Path) -> None:
+    """The running count the benchmark reads off a pack ends at the rendered pack's own size (or just above:
+    each piece is counted with the blank line that separates it from the next)."""
+    from eval.tokens import pack_entries
+    from hookgraph.search.pack import Pack, Piece, estimate_tokens
+
+    pieces = [Piece("a.py", 1, 3, "f", "function", "def f():\n    return 1\n"),
+              Piece("b.py", 10, 10, "g", "function", "def g(x):\n    # Add one.", role="signature")]
+    pack = Pack(pieces)
+    entries = pack_entries(pack, [])
+    assert [p for p, _ in entries] == ["a.py", "b.py"]
+    assert entries[0][1] < entries[1][1]
+    assert estimate_tokens(pack.render()) <= entries[-1][1] <= estimate_tokens(pack.render()) + len(pieces) + 2

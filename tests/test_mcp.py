@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import signal
 import subprocess
 import sys
@@ -21,6 +22,7 @@ pytest.importorskip("mcp")
 from mcp import ClientSession, StdioServerParameters
 from mcp.client.stdio import stdio_client
 
+from hookgraph.search.pack import overhead as pack_overhead
 from tests.conftest import TINY_APP, clean_env, commit_all, git, make_repo, run_cli, write_files
 
 APP = TINY_APP
@@ -115,6 +117,19 @@ def test_lists_the_tools_and_answers_each_one(app_repo: Path) -> None:
         assert packed["pieces"][0] == {"path": "app.py", "start_line": 4, "end_line": 11, "symbol": "fetch_page",
                                        "kind": "function", "role": "code", "cut": False}
 
+        # search with a budget returns the same pack as context and `ask --context`, each piece with its cost
+        question = "download a page and try again when the network fails"
+        in_search = ok(await call("search", {"query": question, "budget": 150}))
+        assert in_search["results"] and in_search["match"] == "strong"
+        assert [{k: v for k, v in p.items() if k != "tokens"} for p in in_search["pieces"]] == packed["pieces"]
+        assert in_search["tokens"] == packed["tokens"] <= 150
+        header = re.compile(r"\[[0-9a-f]{8}\]")
+        assert header.sub("[ID]", in_search["text"]) == header.sub("[ID]", packed["text"])
+        cli = run_cli(app_repo, "ask", "--context", "150", question, check=True).stdout.rstrip("\n")
+        assert header.sub("[ID]", cli) == header.sub("[ID]", packed["text"])
+        running = pack_overhead([]) + 1 + sum(p["tokens"] for p in in_search["pieces"])
+        assert running <= 150 and in_search["tokens"] <= running
+
         callers = ok(await call("callers", {"symbol": "fetch_page"}))
         assert [(c["symbol"], c["call_path"], c["call_line"]) for c in callers["callers"]] == [
             ("Cache.lookup", "app.py", 26)
@@ -145,6 +160,7 @@ BAD_ARGUMENTS = [
      "path: '../*' can never match: paths are relative to the repository root (a folder such as 'src/' or a glob "
      "such as '*.py'), and never leave it"),
     ("context", {"query": "pages", "budget": 1}, "budget: Input should be greater than or equal to 50 (got 1)"),
+    ("search", {"query": "pages", "budget": 10}, "budget: Input should be greater than or equal to 50 (got 10)"),
     ("callers", {"symbol": "no_such_function"}, "no function, method or class named 'no_such_function'..."),
     ("callers", {"symbol": "  "}, "symbol: empty; ask a question or name an identifier"),
     ("callees", {"symbol": 42}, "symbol: Input should be a valid string (got 42)"),

@@ -160,3 +160,98 @@ def test_callees_the_search_found_come_before_the_others(shop_repo: Path, monkey
             source.close()
     assert [p.symbol for p in in_call_order.pieces] == ["apply_tax"]  # called first
     assert [p.symbol for p in by_relevance.pieces] == ["round_cents"]  # what the question is about
+
+
+def _big_class(methods: int) -> str:
+    """A ledger class far over 4,000 tokens (chars / 4): the kind of answer that once filled a whole pack."""
+    body = ['class LedgerEngine:\n    """Posts journal entries to the general ledger and reconciles accounts."""\n']
+    for i in range(methods):
+        body.append(f'''
+    def post_entry_{i}(self, account, amount, memo=None):
+        """Post journal entry number {i} to an account of the general ledger."""
+        if amount == 0:
+            raise ValueError("a journal entry of zero posts nothing to the ledger")
+        balance = self.balances.get(account, 0) + amount
+        self.balances[account] = balance
+        self.journal.append((account, amount, memo))
+        return balance
+''')
+    return "".join(body)
+
+
+LEDGER_FILES = {
+    "books/engine.py": _big_class(40),
+    "books/reconcile.py": '"""Reconciliation."""\n\n\ndef reconcile_ledger_accounts(ledger, statement):\n'
+                          '    """Reconcile ledger accounts against a bank statement."""\n'
+                          '    return [a for a in ledger.balances if a not in statement]\n',
+    "books/journal.py": '"""The journal."""\n\n\ndef journal_entries_for(ledger, account):\n'
+                        '    """Journal entries posted to one account of the ledger."""\n'
+                        '    return [e for e in ledger.journal if e[0] == account]\n',
+    "books/report.py": '"""Reports."""\n\n\ndef ledger_trial_balance(ledger):\n'
+                       '    """Trial balance of the general ledger: every account and its balance."""\n'
+                       '    return sorted(ledger.balances.items())\n',
+}
+
+
+@pytest.fixture(scope="module")
+def ledger_repo(tmp_path_factory: pytest.TempPathFactory, embedder) -> Path:
+    repo = make_repo(tmp_path_factory.mktemp("ledger") / "books", LEDGER_FILES)
+    index_now(repo, embedder)
+    return repo
+
+
+def test_a_huge_best_answer_leaves_room_for_the_other_files(ledger_repo: Path, embedder) -> None:
+    """The best answer is a class of ~5,000 tokens: at 500 tokens the pack still shows the other files' answers."""
+    from hookgraph.search.pack import pack_for_question
+
+    assert estimate_tokens(LEDGER_FILES["books/engine.py"]) > 4000
+    with Store(db_path(ledger_repo)) as store:
+        pack = pack_for_question(ledger_repo, store, "general ledger journal entries and account balances", 500,
+                                 embedder=embedder)
+    assert estimate_tokens(pack.render()) <= 500
+    assert {p.path for p in pack.pieces} >= {"books/engine.py", "books/reconcile.py", "books/journal.py",
+                                             "books/report.py"}
+    assert not any(p.kind == "class" and p.cut for p in pack.pieces)  # no class cut to fill the budget
+
+
+PACK_QUESTIONS = [
+    "how are cookies merged into a session's request",
+    "where are credentials stripped on a redirect to another host",
+    "Session",
+    "retry an adapter connection with a connection pool",
+    "parse the charset from a content type header",
+]
+
+
+@pytest.mark.parametrize("budget", [50, 120, 300, 500, 1000, 2000, 4000, 12000])
+def test_the_pack_shows_each_line_once_whole_lines_and_keeps_its_budget(requests_repo: Path, embedder,
+                                                                          budget: int) -> None:
+    """The pack's promises, on a real library, every budget: no line range twice, whole lines as in the file
+    (a signature entry adds its docstring line after them), within the budget by its own documented count."""
+    from hookgraph import git as hg_git
+    from hookgraph.search.pack import overhead, pack_for_question
+
+    with Store(db_path(requests_repo)) as store:
+        blobs = store.file_map()
+        for question in PACK_QUESTIONS:
+            pack = pack_for_question(requests_repo, store, question, budget, embedder=embedder)
+            assert pack.pieces, question
+            text = pack.render()
+            assert estimate_tokens(text) <= budget, (question, budget)
+            assert overhead(pack.notes) + 1 + sum(p.cost() for p in pack.pieces) <= budget, (question, budget)
+            for i, p in enumerate(pack.pieces):
+                for q in pack.pieces[i + 1:]:
+                    assert p.path != q.path or p.end_line < q.start_line or q.end_line < p.start_line, \
+                        (question, budget, p.symbol, q.symbol)
+                reader = hg_git.BlobReader(requests_repo)
+                try:
+                    data = reader.read(blobs[p.path])
+                finally:
+                    reader.close()
+                assert data is not None
+                file_lines = data.decode("utf-8", "replace").splitlines()
+                shown_lines = p.code.split("\n")
+                span = p.end_line - p.start_line + 1
+                assert shown_lines[:span] == file_lines[p.start_line - 1 : p.end_line], (question, budget, p.symbol)
+                extra = shown_lines[span:]
+                assert p.role == "signature" and len(extra) == 1 or not extra, (question, p.symbol, extra)

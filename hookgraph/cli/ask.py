@@ -31,7 +31,8 @@ from hookgraph.cli.query_args import QueryCommand
               help="text (coloured on a terminal unless NO_COLOR is set), json (= --json), "
                    "jsonl (one result per line) or vimgrep (path:line:col:text).")
 @click.option("--context", "context_tokens", type=click.IntRange(50, 2_000_000), default=None,
-              help="Print the best units' code packed to fit this many tokens.")
+              help="Print the code that answers, packed to fit this many tokens (chars / 4): the --top best "
+                   "files, each with its best unit, then whole code, class headers and callees as room allows.")
 @click.option("--path", "path_glob", default=None, help="Only paths matching this glob or under this folder.")
 @click.option("--lang", "language", default=None, help="Only this language (python, go, rust, ...).")
 @click.option("--kind", "kind_names", default=None, metavar="KIND[,KIND]",
@@ -89,7 +90,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         warn_if_no_merge_driver(root)  # after opening: an unusable index is the news, this comes second
         embedder, model_note = (None, None) if no_semantic else _embedder_for(store, root)
         files = None
-        if as_files:
+        if as_files or context_tokens is not None:  # a pack's files are --files's ranking
             files = search_files(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language,
                                  kinds=kinds)
             results = [r for f in files for r in f.units]

@@ -13,9 +13,10 @@ so answers describe the files as they are on disk; every answer says so in
 Tools (each returns one JSON object, as ``structuredContent`` with an output
 schema and as JSON text):
 
-* ``search(query, top, path, lang, files, kind)``: ``ask --json``'s fields (``query``,
+* ``search(query, top, path, lang, files, kind, budget)``: ``ask --json``'s fields (``query``,
   ``indexed_commit``, ``stale_paths``, ``match``, ``results``, and ``files`` when
-  ``files`` is true, as ``ask --files``) plus ``uncommitted_paths``;
+  ``files`` is true, as ``ask --files``) plus ``uncommitted_paths``; with ``budget``,
+  also ``ask --context``'s pack (``text``, ``pieces`` with their tokens, ``tokens``);
 * ``context(query, budget, top, path, lang)``: the packed code for a question
   within ``budget`` tokens (``text``), its pieces and the tokens used;
 * ``callers(symbol)`` / ``callees(symbol)``: the call sites, ``callers --json``'s fields;
@@ -92,6 +93,22 @@ class FileAnswer(TypedDict):
     units: list[Result]
 
 
+class Piece(TypedDict):
+    path: str
+    start_line: int
+    end_line: int
+    symbol: str
+    kind: str
+    role: str
+    cut: bool
+
+
+class PackPiece(Piece):
+    """A piece of ``search(budget=N)``'s pack, with what it costs (its header, fence and code, chars / 4)."""
+
+    tokens: int
+
+
 class SearchOutput(TypedDict):
     query: str
     indexed_commit: str | None
@@ -101,16 +118,12 @@ class SearchOutput(TypedDict):
     match: str
     results: list[Result]
     files: NotRequired[list[FileAnswer]]
-
-
-class Piece(TypedDict):
-    path: str
-    start_line: int
-    end_line: int
-    symbol: str
-    kind: str
-    role: str
-    cut: bool
+    #: With ``budget``: the pack ``ask --context BUDGET`` prints, its pieces in order, the tokens it takes.
+    budget: NotRequired[int]
+    tokens: NotRequired[int]
+    pieces: NotRequired[list[PackPiece]]
+    left_out: NotRequired[list[str]]
+    text: NotRequired[str]
 
 
 class ContextOutput(TypedDict):
@@ -217,6 +230,9 @@ Kind = Annotated[str | None, Field(max_length=200, description=(
     "constant, variable, module, table, view, file, section, block, chunk, or the groups test, doc, config."))]
 Files = Annotated[bool, Field(description="Rank distinct files (each with its best units) instead of units.")]
 Budget = Annotated[int, Field(ge=50, le=200_000, description="Token budget of the packed context (chars / 4).")]
+SearchBudget = Annotated[int | None, Field(ge=50, le=200_000, description=(
+    "Also return the code that answers packed within this many tokens (chars / 4), as `ask --context`: "
+    "text, pieces (each with path, lines, kind, role, tokens), tokens."))]
 
 
 def _freshness(view: View) -> dict[str, Any]:
@@ -234,6 +250,22 @@ def _pack_notes(view: View) -> list[str]:
     from hookgraph.cli.output import listed_paths, stale_line
 
     return [f"{view.note or stale_line(view.stale_paths)}: {listed_paths(view.stale_paths)}"]
+
+
+def _pack_record(pack: Any, budget: int, *, with_tokens: bool) -> dict[str, Any]:
+    """A pack's fields in a tool's answer: its text, its pieces in order, the tokens it takes."""
+    from hookgraph.search.pack import estimate_tokens
+
+    text = pack.render()
+    pieces = []
+    for p in pack.pieces:
+        piece = {"path": p.path, "start_line": p.start_line, "end_line": p.end_line, "symbol": p.symbol,
+                 "kind": p.kind, "role": p.role, "cut": p.cut}
+        if with_tokens:
+            piece["tokens"] = p.cost()
+        pieces.append(piece)
+    return {"budget": budget, "tokens": estimate_tokens(text), "pieces": pieces, "left_out": pack.left_out,
+            "text": text}
 
 
 def _link(link: Any) -> dict[str, Any]:
@@ -316,8 +348,19 @@ class Tools:
         except KindError as exc:
             raise ToolError("kind: " + str(exc).replace("--kind ", "", 1)) from None
 
+    def _pack(self, store: Any, view: View, query: str, budget: int, top: int, path: str | None,
+              lang: str | None) -> tuple[list[Any], Any]:
+        """The ranked files and their pack: what ``ask --context`` prints, stale note included."""
+        from hookgraph.search import search_files
+        from hookgraph.search.pack import build_pack
+
+        ranked = search_files(store, query, top=top, embedder=self.ws.embedder(store), path_glob=path or None,
+                              language=lang or None)
+        units = [r for f in ranked for r in f.units]
+        return ranked, build_pack(self.ws.root, store, units, budget, notes=_pack_notes(view))
+
     def search(self, query: str, top: int = 10, path: str | None = None, lang: str | None = None,
-               files: bool = False, kind: str | None = None) -> dict[str, Any]:
+               files: bool = False, kind: str | None = None, budget: int | None = None) -> dict[str, Any]:
         from hookgraph.cli.output import file_record, result_record
         from hookgraph.search import answer_match, search_files
 
@@ -325,6 +368,13 @@ class Tools:
         kinds = self._kinds(kind)
 
         def answer(store: Any, view: View) -> dict[str, Any]:
+            if budget is not None:
+                ranked, pack = self._pack(store, view, query, budget, top, path, lang)
+                return {"query": query, **_freshness(view), "pending_vectors": store.pending_count(),
+                        "match": answer_match(ranked, query),
+                        "results": [result_record(r) for f in ranked for r in f.units],
+                        **({"files": [file_record(f) for f in ranked]} if files else {}),
+                        **_pack_record(pack, budget, with_tokens=True)}
             if files:
                 ranked = search_files(store, query, top=top, embedder=self.ws.embedder(store), path_glob=path or None,
                                       language=lang or None, kinds=kinds)
@@ -340,29 +390,12 @@ class Tools:
 
     def context(self, query: str, budget: int = 2000, top: int = 10, path: str | None = None,
                 lang: str | None = None) -> dict[str, Any]:
-        from hookgraph.search.pack import build_pack, estimate_tokens
-
         self._check(query, lang, path)
 
         def answer(store: Any, view: View) -> dict[str, Any]:
-            results = self._search(store, query, top, path, lang)
-            pack = build_pack(self.ws.root, store, results, budget, notes=_pack_notes(view))
-            pieces = pack.pieces
-            text = pack.render()
-            return {
-                "query": query,
-                "budget": budget,
-                "tokens": estimate_tokens(text),
-                **_freshness(view),
-                "pending_vectors": store.pending_count(),
-                "pieces": [
-                    {"path": p.path, "start_line": p.start_line, "end_line": p.end_line, "symbol": p.symbol,
-                     "kind": p.kind, "role": p.role, "cut": p.cut}
-                    for p in pieces
-                ],
-                "left_out": pack.left_out,
-                "text": text,
-            }
+            _ranked, pack = self._pack(store, view, query, budget, top, path, lang)
+            return {"query": query, **_freshness(view), "pending_vectors": store.pending_count(),
+                    **_pack_record(pack, budget, with_tokens=False)}
 
         return self._run(answer)
 
@@ -581,7 +614,7 @@ def build_server(workspace: Workspace) -> MCPServer:
 
     @repository_tool
     def search(query: Query, top: Top = 10, path: PathGlob = None, lang: Lang = None,
-               files: Files = False, kind: Kind = None) -> SearchOutput:
+               files: Files = False, kind: Kind = None, budget: SearchBudget = None) -> SearchOutput:
         """Ranked code units for a question or an identifier (hybrid: BM25 + embeddings + call graph).
 
         Returns `hookgraph ask --json`'s object: query, indexed_commit, stale_paths, match
@@ -591,17 +624,22 @@ def build_server(workspace: Workspace) -> MCPServer:
         (working-tree edits the results already include). With files=true (design and module
         questions): files, distinct files best first, each with its best units. With kind (e.g.
         "class", "function,method", "test", "doc", "config"): only units of those kinds, filtered
-        inside the search, so top results come back whenever the index has that many.
+        inside the search, so top results come back whenever the index has that many. With budget=N (tokens,
+        chars / 4): also the code that answers packed within N tokens, the same pack as the context
+        tool and `ask --context N` (text; pieces in order, each with path, start_line, end_line, kind,
+        role and its tokens; tokens; left_out): the top files' best units first, compact, then whole
+        code, class headers and callee signatures as room allows; no line twice.
         """
-        return tools.search(query, top, path, lang, files, kind)  # type: ignore[return-value]
+        return tools.search(query, top, path, lang, files, kind, budget)  # type: ignore[return-value]
 
     @repository_tool
     def context(query: Query, budget: Budget = 2000, top: Top = 10, path: PathGlob = None,
                 lang: Lang = None) -> ContextOutput:
         """The code that answers a question, packed to fit a token budget.
 
-        The best units' code, their class headers and the signatures of what they call, grouped
-        by file. Returns text (the pack), pieces (what was packed), left_out (files whose indexed
+        The best files' best units (compact: whole when small, else signature and docstring line),
+        then whole code, class headers and the signatures of what they call, grouped by file, no
+        line twice (the pack of search with budget). Returns text (the pack), pieces (what was packed), left_out (files whose indexed
         code is gone, so they are not shown), tokens (estimated as chars / 4), and the freshness
         fields. The text's first line names the pack's id, 'hookgraph pack [ID]: ...', then any
         'note:' lines (stale paths, left-out code: read them). Each piece is a header line
