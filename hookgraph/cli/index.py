@@ -58,7 +58,7 @@ def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quie
         click.echo(f"hookgraph: note: {untracked_left_out_line(target.untracked_left_out, 'indexed')}", err=True)
     if not quiet:
         click.echo(report.summary("now" if foreground else None))
-    if foreground and report.pending:
+    if foreground and (report.pending or report.unchecked):
         from hookgraph.cli.embedding import embed_in_foreground
 
         done = embed_in_foreground(root, embedder, report.pending, bar=terminal, quiet=quiet)

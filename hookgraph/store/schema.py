@@ -24,6 +24,13 @@ Tables:
             ``vector_id`` NULL and ``text_hash`` set to that key; once the
             vector is published it points at it and ``text_hash`` is NULL
             again, so a finished store pays nothing for the queue.
+  adopted   vectors taken from somebody else (a committed snapshot, a vector
+            cache) that the local model has not re-embedded yet (schema 6):
+            key, the source that brought it (as messages name it) and the
+            composed text to check it with. A row leaves when the background
+            embedder's full check agrees with the vector
+            (:mod:`hookgraph.sync.recheck`); such a vector ranks meanwhile,
+            but is never exported into a snapshot or copied into a cache.
   vector_cache  recently orphaned embeddings, out of the KNN index: a revert
             or a file that comes back is revived from here, not re-embedded.
   fts_units contentless FTS5 over identifier-split words, keyed by unit id.
@@ -50,7 +57,7 @@ from hookgraph.store.connection import load_vec
 from hookgraph.store.errors import REBUILD, SchemaUpgradeNeeded, StoreError, UntrustedStoreError
 from hookgraph.store.vectors import float_blob_to_int8
 
-SCHEMA_VERSION = 5
+SCHEMA_VERSION = 6
 
 
 def _migration_1(db: apsw.Connection) -> None:
@@ -259,11 +266,30 @@ def _migration_5(db: apsw.Connection) -> None:
     )
 
 
+def _migration_6(db: apsw.Connection) -> None:
+    """Every adopted vector checked, not a sample: the vectors still waiting for that check.
+
+    A sampled check cannot see a forgery of a few vectors among thousands, so
+    each adopted vector is remembered here with its source and text until the
+    background embedder has embedded that text itself and compared.
+    """
+    db.execute(
+        """
+        CREATE TABLE adopted(
+            text_hash BLOB PRIMARY KEY,
+            source TEXT NOT NULL,
+            text TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX adopted_source ON adopted(source);
+        """
+    )
+
+
 #: Schema migrations, in order; migration N brings the schema to version N.
 #: A database is trusted only if its schema is exactly what these create (see
 #: :func:`check_schema`): never edit a released migration's SQL (whitespace
 #: aside), add a new one.
-MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5]
+MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6]
 
 #: The first schema whose vec table holds int8 embeddings.
 INT8_SCHEMA = 3
