@@ -127,19 +127,19 @@ def test_a_clone_checks_every_adopted_vector_drops_the_forged_source_and_never_e
                           env=repo.env(**background), capture_output=True, text=True, timeout=900)
     assert proc.returncode == 0, proc.stderr
 
-    status = json.loads(repo.hookgraph("status", "--json", cwd=victim).stdout)
-    assert status["pending_vectors"] == 0 and status["adopted_vectors"]["unchecked"] == 0, status
-    refused = [line for line in status["vector_sources_refused"] if f"of commit {forged.commit}" in line]
-    assert len(refused) == 1 and any(f"`{name}`" in refused[0] for name in SWAPPED), status["vector_sources_refused"]
-    text = repo.hookgraph("status", cwd=victim).stdout
-    assert f"refused:   {refused[0]}" in text and "checked:" in text, text
-
     # Neither unit ranks by the forged vector: each has its own text's vector, and the answers are the
     # author's (whose index embedded every text itself).
     for qualname, honest in zip(SWAPPED, forged.honest):
         mine_now = _unit_vector(victim, qualname)
         assert mine_now is not None and _cosine(mine_now, honest) >= 0.999, qualname
     assert _ranked(repo, victim) == _ranked(repo, repo.path)
+
+    status = json.loads(repo.hookgraph("status", "--json", cwd=victim).stdout)
+    assert status["pending_vectors"] == 0 and status["adopted_vectors"]["unchecked"] == 0, status
+    refused = [line for line in status["vector_sources_refused"] if f"of commit {forged.commit}" in line]
+    assert len(refused) == 1 and any(f"`{name}`" in refused[0] for name in SWAPPED), status["vector_sources_refused"]
+    text = repo.hookgraph("status", cwd=victim).stdout
+    assert f"refused:   {refused[0]}" in text and "checked:" in text, text
 
     # The victim's next shared commit passes neither forged vector on.
     hooks = subprocess.run([PYTHON, "-m", "pre_commit", "install"], cwd=victim, env=repo.env(),
