@@ -131,11 +131,15 @@ def _refused_sources(root: Path, store: Any) -> list[str]:
     return lines
 
 
-def _adopted(store: Any) -> dict[str, int]:
-    """Vectors taken from a snapshot or a cache, and how many the local model has re-embedded and agreed with."""
+def _adopted(store: Any) -> dict[str, Any]:
+    """Vectors taken from a snapshot or a cache, how many the local model has re-embedded and agreed with, and
+    the model seconds that check has taken so far."""
+    from hookgraph.sync.recheck import CHECK_SECONDS_META
+
     checked = int(store.get_meta("adopted_checked") or 0)
     unchecked = store.unchecked_count()
-    return {"checked": checked, "unchecked": unchecked, "total": checked + unchecked}
+    seconds = round(float(store.get_meta(CHECK_SECONDS_META) or 0.0), 2)
+    return {"checked": checked, "unchecked": unchecked, "total": checked + unchecked, "model_seconds": seconds}
 
 
 def _adopted_line(info: dict[str, Any]) -> str:

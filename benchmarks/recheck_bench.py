@@ -1,0 +1,195 @@
+"""What checking every adopted vector costs a clone, side by side with another hookgraph checkout (by hand).
+
+    python benchmarks/recheck_bench.py --source DIR --base-code /tmp/main-hookgraph [--runs 3]
+
+``--source``: the project to share (requests 2.32.3's sdist, unpacked:
+``pip download --no-deps --no-binary :all: requests==2.32.3``). For each of two
+hookgraph checkouts (``--base-code``, e.g. an export of main, and this one),
+an author's repository in shared mode with every vector in its snapshot
+(``install --shared``, ``index --wait``, a commit), then ``--runs`` rounds,
+the two checkouts interleaved in each round, of:
+
+* **commit**: wall time of ``git commit -a`` adding 3 functions to 3 files
+  (hooks included; off the clock afterwards, ``index --wait`` embeds them);
+* **clone**: ``git clone`` then ``ask`` with the background embedder on:
+  seconds to the first answer; seconds until the snapshot's vectors are
+  adopted (fewer texts wait); seconds until the background embedder is done
+  (no text waits and, here, every adopted vector is checked), and the model
+  seconds that check took (``status --json``: ``adopted_vectors``).
+
+Then, for this checkout only, the model time of the full check against the
+model time of embedding the same texts locally, both in the foreground
+(``index --wait``), alternated ``--runs`` times: a clone that adopted the
+snapshot (its check's model seconds) and a clone with no snapshot and no
+cache (``embedded N texts in S s``). Every command gets a private user cache
+switched off and a fresh repository cache (its clone's own).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import load, machine, machine_line  # noqa: E402
+
+PYTHON = sys.executable
+HERE = Path(__file__).resolve().parent.parent
+QUESTION = "where are credentials dropped on redirect?"
+
+
+def _env(code: Path, **extra: str) -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "HOOKGRAPH_"))}
+    env.update(PYTHONPATH=str(code), HOOKGRAPH_CACHE_MB="0", HOOKGRAPH_NO_BACKGROUND="1", GIT_AUTHOR_NAME="b",
+               GIT_AUTHOR_EMAIL="b@x", GIT_COMMITTER_NAME="b", GIT_COMMITTER_EMAIL="b@x", GIT_CONFIG_NOSYSTEM="1")
+    env.update(extra)
+    return env
+
+
+def _run(args: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    proc = subprocess.run(args, cwd=cwd, env=env, capture_output=True, text=True)
+    if proc.returncode not in (0, 1):
+        raise SystemExit(f"{' '.join(args)} failed ({proc.returncode}):\n{proc.stdout}\n{proc.stderr}")
+    return proc
+
+
+def _hookgraph(cwd: Path, env: dict[str, str], *args: str) -> subprocess.CompletedProcess[str]:
+    return _run([PYTHON, "-m", "hookgraph.cli", *args], cwd, env)
+
+
+def _status(cwd: Path, env: dict[str, str]) -> dict:
+    return json.loads(_hookgraph(cwd, env, "status", "--json").stdout)
+
+
+def _author(source: Path, repo: Path, env: dict[str, str]) -> None:
+    shutil.copytree(source, repo)
+    _run(["git", "init", "-q", "-b", "main"], repo, env)
+    _run(["git", "add", "-A"], repo, env)
+    _run(["git", "commit", "-q", "-m", "base"], repo, env)
+    _hookgraph(repo, env, "install", "--shared")
+    _hookgraph(repo, env, "index", "--wait", "--quiet")
+    _run(["git", "add", "-A"], repo, env)
+    _run(["git", "commit", "-q", "-m", "hookgraph"], repo, env)
+
+
+def _commit(repo: Path, env: dict[str, str], n: int) -> float:
+    files = sorted(p for p in repo.rglob("*.py") if ".hookgraph" not in p.parts)[:3]
+    nonce = os.urandom(4).hex()
+    for k, path in enumerate(files):
+        with open(path, "a", encoding="utf-8") as f:
+            f.write(f'\n\ndef bench_added_{n}_{k}_{nonce}(value):\n    """Add {n} to a value ({k}, {nonce})."""\n'
+                    f"    return value + {n}\n")
+    started = time.perf_counter()
+    _run(["git", "commit", "-q", "-a", "-m", f"three functions {n}"], repo, env)
+    seconds = time.perf_counter() - started
+    _hookgraph(repo, env, "index", "--wait", "--quiet")  # the background embedder's work, off the clock
+    return seconds
+
+
+def _clone(repo: Path, dest: Path, env: dict[str, str]) -> dict[str, float]:
+    """Seconds from ``git clone`` to the first answer, to the snapshot adopted, to the embedder done."""
+    env = dict(env)
+    env.pop("HOOKGRAPH_NO_BACKGROUND")
+    started = time.perf_counter()
+    _run(["git", "clone", "-q", str(repo), str(dest)], dest.parent, env)
+    proc = _hookgraph(dest, env, "ask", "--json", QUESTION)
+    answered = time.perf_counter()
+    pending = int(json.loads(proc.stdout)["pending_vectors"])
+    adopted = done = None
+    while time.perf_counter() - answered < 1800:
+        status = _status(dest, env)
+        now = time.perf_counter()
+        if adopted is None and status["pending_vectors"] < pending:
+            adopted = now
+        unchecked = status.get("adopted_vectors", {}).get("unchecked", 0)
+        if status["pending_vectors"] == 0 and unchecked == 0 and not status["embedder"]["running"]:
+            done = now
+            break
+        time.sleep(0.5)
+    final = _status(dest, env)
+    adopted_info = final.get("adopted_vectors", {})
+    return {"first": answered - started, "adopted": (adopted or answered) - started,
+            "done": (done or float("nan")) - started, "model": float(adopted_info.get("model_seconds", 0.0)),
+            "checked": float(adopted_info.get("checked", 0)), "texts": float(final["vectors"])}
+
+
+def _model_time(repo: Path, where: Path, env: dict[str, str], runs: int) -> tuple[list[float], list[float], int]:
+    """Foreground model seconds: the full check of a clone's adopted vectors, and embedding the same texts."""
+    checks, embeds, texts = [], [], 0
+    for n in range(runs):
+        adopted = where / f"adopted-{n}"
+        _run(["git", "clone", "-q", str(repo), str(adopted)], where, env)
+        _hookgraph(adopted, env, "index", "--quiet")  # sampled check in the foreground, every vector adopted
+        _hookgraph(adopted, env, "index", "--wait", "--quiet")  # the full check, in the foreground
+        status = _status(adopted, env)
+        checks.append(float(status["adopted_vectors"]["model_seconds"]))
+        texts = int(status["adopted_vectors"]["checked"])
+        bare = where / f"bare-{n}"
+        _run(["git", "clone", "-q", str(repo), str(bare)], where, env)
+        (bare / ".hookgraph" / "shared.db").unlink()
+        out = _hookgraph(bare, dict(env, HOOKGRAPH_REPO_CACHE_MB="0"), "index", "--wait").stdout
+        match = re.search(r"embedded ([\d,]+) texts in ([\d.]+)s", out)
+        if not match:
+            raise SystemExit(f"no embedding line in: {out}")
+        embeds.append(float(match.group(2)))
+    return checks, embeds, texts
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--source", type=Path, required=True)
+    parser.add_argument("--base-code", type=Path, required=True, help="the other checkout (e.g. main, exported)")
+    parser.add_argument("--base-label", default="main 2a88433")
+    parser.add_argument("--label", default="this branch")
+    parser.add_argument("--runs", type=int, default=3)
+    args = parser.parse_args()
+    before = load()
+    versions = [(args.base_label, args.base_code.resolve()), (args.label, HERE)]
+    results: dict[str, dict[str, list[float]]] = {label: {} for label, _ in versions}
+    with tempfile.TemporaryDirectory(prefix="hookgraph-recheck-bench-") as tmp:
+        authors = {}
+        for label, code in versions:
+            repo = Path(tmp) / f"author-{len(authors)}"
+            _author(args.source, repo, _env(code))
+            authors[label] = repo
+        for n in range(args.runs):
+            for label, code in versions:
+                env = _env(code)
+                got = results[label]
+                got.setdefault("commit", []).append(_commit(authors[label], env, n))
+                dest = Path(tmp) / f"clone-{label.split()[0]}-{n}"
+                for key, value in _clone(authors[label], dest, env).items():
+                    got.setdefault(key, []).append(value)
+                print(label, {k: round(v[-1], 2) for k, v in got.items()}, flush=True)
+        where = Path(tmp) / "model-time"
+        where.mkdir()
+        checks, embeds, texts = _model_time(authors[args.label], where, _env(HERE), args.runs)
+    print(machine_line(machine(), before))
+    print("| hookgraph | commit (3 functions), wall | clone -> first answer | clone -> snapshot adopted | "
+          "clone -> embedder done | full check, model s (background, idle) |")
+    print("|---|---|---|---|---|---|")
+    for label, _ in versions:
+        got = results[label]
+
+        def cell(key: str, got: dict[str, list[float]] = got) -> str:
+            values = got[key]
+            return f"{statistics.median(values):.2f} s ({', '.join(f'{v:.2f}' for v in values)})"
+
+        print(f"| {label} | {cell('commit')} | {cell('first')} | {cell('adopted')} | {cell('done')} | "
+              f"{cell('model')} |")
+    print(f"\nForeground, {texts} adopted texts: full check {statistics.median(checks):.1f} s of model time "
+          f"({', '.join(f'{c:.1f}' for c in checks)}); embedding the same texts with no snapshot "
+          f"{statistics.median(embeds):.1f} s ({', '.join(f'{e:.1f}' for e in embeds)}).")
+
+
+if __name__ == "__main__":
+    main()
