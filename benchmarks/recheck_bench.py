@@ -13,15 +13,19 @@ the two checkouts interleaved in each round, of:
   (hooks included; off the clock afterwards, ``index --wait`` embeds them);
 * **clone**: ``git clone`` then ``ask`` with the background embedder on:
   seconds to the first answer; seconds until the snapshot's vectors are
-  adopted (fewer texts wait); seconds until the background embedder is done
-  (no text waits and, here, every adopted vector is checked), and the model
-  seconds that check took (``status --json``: ``adopted_vectors``).
+  adopted (fewer texts wait); in the first ``--done-runs`` rounds, seconds
+  until the background embedder is done (no text waits and, here, every
+  adopted vector is checked: at idle priority, so on a busy machine mostly
+  waiting for free cores), and the model CPU seconds that check took
+  (``status --json``: ``adopted_vectors``); in the others the embedder is
+  stopped once the snapshot is adopted, so it does not load the next round.
 
-Then, for this checkout only, the model time of the full check against the
-model time of embedding the same texts locally, both in the foreground
-(``index --wait``), alternated ``--runs`` times: a clone that adopted the
-snapshot (its check's model seconds) and a clone with no snapshot and no
-cache (``embedded N texts in S s``). Every command gets a private user cache
+Then, for this checkout only, the CPU time of the full check against the
+CPU time of embedding the same texts locally, both ``index --wait`` in the
+foreground (process start and model load included), alternated ``--runs``
+times: a clone that adopted the snapshot (``index`` first, off the count)
+and a clone with no snapshot and no cache (parsed by ``index`` first, off
+the count). Every command gets a private user cache
 switched off and a fresh repository cache (its clone's own).
 """
 
@@ -30,7 +34,6 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import re
 import shutil
 import statistics
 import subprocess
@@ -95,8 +98,27 @@ def _commit(repo: Path, env: dict[str, str], n: int) -> float:
     return seconds
 
 
-def _clone(repo: Path, dest: Path, env: dict[str, str]) -> dict[str, float]:
-    """Seconds from ``git clone`` to the first answer, to the snapshot adopted, to the embedder done."""
+def _stop_embedder(dest: Path, env: dict[str, str]) -> None:
+    """End the clone's background embedder (started by this script's ``ask``), so it loads no later run."""
+    import signal
+
+    try:
+        pid = int((dest / ".git" / "hookgraph" / "embedder.lock").read_text().strip() or 0)
+    except (OSError, ValueError):
+        return
+    if pid:
+        try:
+            os.kill(pid, signal.SIGTERM)
+        except ProcessLookupError:
+            return
+        while _status(dest, env)["embedder"]["running"]:
+            time.sleep(0.2)
+
+
+def _clone(repo: Path, dest: Path, env: dict[str, str], wait_done: bool) -> dict[str, float]:
+    """Seconds from ``git clone`` to the first answer, to the snapshot adopted and (``wait_done``) to the
+    background embedder done, with the check's model CPU seconds; without ``wait_done`` the embedder is
+    stopped once the snapshot is adopted."""
     env = dict(env)
     env.pop("HOOKGRAPH_NO_BACKGROUND")
     started = time.perf_counter()
@@ -105,16 +127,20 @@ def _clone(repo: Path, dest: Path, env: dict[str, str]) -> dict[str, float]:
     answered = time.perf_counter()
     pending = int(json.loads(proc.stdout)["pending_vectors"])
     adopted = done = None
-    while time.perf_counter() - answered < 1800:
+    while time.perf_counter() - answered < 3600:
         status = _status(dest, env)
         now = time.perf_counter()
         if adopted is None and status["pending_vectors"] < pending:
             adopted = now
+            if not wait_done:
+                break
         unchecked = status.get("adopted_vectors", {}).get("unchecked", 0)
         if status["pending_vectors"] == 0 and unchecked == 0 and not status["embedder"]["running"]:
             done = now
             break
         time.sleep(0.5)
+    if not wait_done:
+        _stop_embedder(dest, env)
     final = _status(dest, env)
     adopted_info = final.get("adopted_vectors", {})
     return {"first": answered - started, "adopted": (adopted or answered) - started,
@@ -122,25 +148,32 @@ def _clone(repo: Path, dest: Path, env: dict[str, str]) -> dict[str, float]:
             "checked": float(adopted_info.get("checked", 0)), "texts": float(final["vectors"])}
 
 
+def _children_cpu() -> float:
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
 def _model_time(repo: Path, where: Path, env: dict[str, str], runs: int) -> tuple[list[float], list[float], int]:
-    """Foreground model seconds: the full check of a clone's adopted vectors, and embedding the same texts."""
+    """CPU seconds of ``index --wait`` in the foreground: a clone checking every adopted vector, and a clone
+    with no snapshot embedding the same texts (each includes its process start and model load)."""
     checks, embeds, texts = [], [], 0
     for n in range(runs):
         adopted = where / f"adopted-{n}"
         _run(["git", "clone", "-q", str(repo), str(adopted)], where, env)
         _hookgraph(adopted, env, "index", "--quiet")  # sampled check in the foreground, every vector adopted
+        before = _children_cpu()
         _hookgraph(adopted, env, "index", "--wait", "--quiet")  # the full check, in the foreground
-        status = _status(adopted, env)
-        checks.append(float(status["adopted_vectors"]["model_seconds"]))
-        texts = int(status["adopted_vectors"]["checked"])
+        checks.append(_children_cpu() - before)
+        texts = int(_status(adopted, env)["adopted_vectors"]["checked"])
         bare = where / f"bare-{n}"
         _run(["git", "clone", "-q", str(repo), str(bare)], where, env)
         (bare / ".hookgraph" / "shared.db").unlink()
-        out = _hookgraph(bare, dict(env, HOOKGRAPH_REPO_CACHE_MB="0"), "index", "--wait").stdout
-        match = re.search(r"embedded ([\d,]+) texts in ([\d.]+)s", out)
-        if not match:
-            raise SystemExit(f"no embedding line in: {out}")
-        embeds.append(float(match.group(2)))
+        _hookgraph(bare, env, "index", "--quiet")  # the parse, off this count as for the other clone
+        before = _children_cpu()
+        _hookgraph(bare, dict(env, HOOKGRAPH_REPO_CACHE_MB="0"), "index", "--wait", "--quiet")
+        embeds.append(_children_cpu() - before)
     return checks, embeds, texts
 
 
@@ -150,10 +183,14 @@ def main() -> None:
     parser.add_argument("--base-code", type=Path, required=True, help="the other checkout (e.g. main, exported)")
     parser.add_argument("--base-label", default="main 2a88433")
     parser.add_argument("--label", default="this branch")
+    parser.add_argument("--code", type=Path, default=HERE, help="this side's checkout (default: this one)")
     parser.add_argument("--runs", type=int, default=3)
+    parser.add_argument("--done-runs", type=int, default=1,
+                        help="runs that wait for the background embedder to finish (at idle priority on a busy "
+                             "machine: minutes); the others stop it once the snapshot is adopted")
     args = parser.parse_args()
     before = load()
-    versions = [(args.base_label, args.base_code.resolve()), (args.label, HERE)]
+    versions = [(args.base_label, args.base_code.resolve()), (args.label, args.code.resolve())]
     results: dict[str, dict[str, list[float]]] = {label: {} for label, _ in versions}
     with tempfile.TemporaryDirectory(prefix="hookgraph-recheck-bench-") as tmp:
         authors = {}
@@ -167,28 +204,30 @@ def main() -> None:
                 got = results[label]
                 got.setdefault("commit", []).append(_commit(authors[label], env, n))
                 dest = Path(tmp) / f"clone-{label.split()[0]}-{n}"
-                for key, value in _clone(authors[label], dest, env).items():
+                for key, value in _clone(authors[label], dest, env, wait_done=n < args.done_runs).items():
                     got.setdefault(key, []).append(value)
                 print(label, {k: round(v[-1], 2) for k, v in got.items()}, flush=True)
         where = Path(tmp) / "model-time"
         where.mkdir()
-        checks, embeds, texts = _model_time(authors[args.label], where, _env(HERE), args.runs)
+        checks, embeds, texts = _model_time(authors[args.label], where, _env(args.code.resolve()), args.runs)
     print(machine_line(machine(), before))
     print("| hookgraph | commit (3 functions), wall | clone -> first answer | clone -> snapshot adopted | "
-          "clone -> embedder done | full check, model s (background, idle) |")
+          "clone -> embedder done (first run) | full check, model CPU s (background, idle) |")
     print("|---|---|---|---|---|---|")
     for label, _ in versions:
         got = results[label]
 
         def cell(key: str, got: dict[str, list[float]] = got) -> str:
-            values = got[key]
+            values = [v for v in got[key] if v == v]  # runs that did not wait for it are NaN
+            if not values:
+                return "-"
             return f"{statistics.median(values):.2f} s ({', '.join(f'{v:.2f}' for v in values)})"
 
         print(f"| {label} | {cell('commit')} | {cell('first')} | {cell('adopted')} | {cell('done')} | "
               f"{cell('model')} |")
-    print(f"\nForeground, {texts} adopted texts: full check {statistics.median(checks):.1f} s of model time "
-          f"({', '.join(f'{c:.1f}' for c in checks)}); embedding the same texts with no snapshot "
-          f"{statistics.median(embeds):.1f} s ({', '.join(f'{e:.1f}' for e in embeds)}).")
+    print(f"\n`index --wait` in the foreground, {texts} adopted texts: the full check took "
+          f"{statistics.median(checks):.1f} CPU s ({', '.join(f'{c:.1f}' for c in checks)}); embedding the same "
+          f"texts with no snapshot {statistics.median(embeds):.1f} CPU s ({', '.join(f'{e:.1f}' for e in embeds)}).")
 
 
 if __name__ == "__main__":
