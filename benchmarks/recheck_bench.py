@@ -144,7 +144,8 @@ def _clone(repo: Path, dest: Path, env: dict[str, str], wait_done: bool) -> dict
     final = _status(dest, env)
     adopted_info = final.get("adopted_vectors", {})
     return {"first": answered - started, "adopted": (adopted or answered) - started,
-            "done": (done or float("nan")) - started, "model": float(adopted_info.get("model_seconds", 0.0)),
+            "done": (done or float("nan")) - started,
+            "model": float(adopted_info.get("model_seconds", 0.0)) if wait_done else float("nan"),
             "checked": float(adopted_info.get("checked", 0)), "texts": float(final["vectors"])}
 
 
