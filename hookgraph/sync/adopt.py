@@ -137,7 +137,9 @@ class Offers:
         for n, (source, offer) in enumerate(zip(self.sources, self.offered)):
             if n in self._verdicts:
                 continue
-            caught = still_distrusted(distrusted or {}, source.label, getattr(source.provider, "path", None))
+            # (a snapshot's label runs `git log`: asked only when some source was ever caught)
+            caught = still_distrusted(distrusted, source.label, getattr(source.provider, "path", None)) \
+                if distrusted else None
             if caught is not None and (offer or source.provider.problem is None):
                 self._verdicts[n] = caught
             elif source.provider.problem is not None:
