@@ -50,8 +50,9 @@ EXAMPLES = {
     "mcp": "hookgraph mcp --repo ~/src/project",
     "model": "hookgraph model show",
     "status": "hookgraph status --json",
-    "verify": "hookgraph verify --vectors || (hookgraph index --wait && hookgraph hook pre-commit &&\n"
-              "    git commit -m 'hookgraph: repair the committed snapshot')   # rewrites the snapshot",
+    "verify": "hookgraph verify --vectors || (hookgraph index --wait &&\n"
+              "  hookgraph hook pre-commit &&    # rewrites and stages the snapshot\n"
+              "  git commit -m 'hookgraph: repair the committed snapshot')",
     "model convert": "hookgraph model convert ./all-MiniLM-L6-v2 minilm.gguf --type q8_0",
     "model show": "hookgraph model show --json",
     "model use": "hookgraph model use ~/models/CodeRankEmbed-Q8_0.gguf\nhookgraph index --reembed --wait",
