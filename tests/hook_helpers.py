@@ -100,8 +100,10 @@ class Repo:
         return proc
 
     def embed_queued(self, root: Path | None = None) -> int:
-        """Embed every text the hooks left queued in ``root``'s index, as the background embedder would."""
+        """Embed every text the hooks left queued in ``root``'s index and check every vector they adopted, as
+        the background embedder would; returns the texts embedded for the queue."""
         from hookgraph.embed.queue import drain
+        from hookgraph.sync.recheck import check_adopted
 
         from hookgraph.store import StoreError
 
@@ -113,9 +115,11 @@ class Repo:
             return 0
         try:
             with Store(database, readonly=True) as store:
-                if not store.pending_count():
+                if not store.pending_count() and not store.unchecked_count():
                     return 0
-            return drain(database, shared_embedder()).embedded
+            embedded = drain(database, shared_embedder()).embedded
+            check_adopted(database, shared_embedder())
+            return embedded + drain(database, shared_embedder()).embedded  # a source caught: its texts
         except StoreError:
             return 0  # a test that damaged the index on purpose
 

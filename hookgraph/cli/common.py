@@ -180,10 +180,11 @@ def repo_root_here() -> Path:
 
 
 def _resume_embedding(root: Path, store: Store) -> None:
-    """Texts waiting and no embedder (killed, rebooted): start it again, if the index can be written."""
+    """Texts waiting (or adopted vectors to check) and no embedder (killed, rebooted): start it again, if the
+    index can be written."""
     import os
 
-    pending = store.pending_count()
+    pending = store.pending_count() or store.unchecked_count()
     if pending and os.access(store.path, os.W_OK) and os.access(store.path.parent, os.W_OK):
         from hookgraph.embed.worker import resume_if_needed
 

@@ -107,8 +107,38 @@ def _caches(root: Path) -> list[Any]:
 
 
 def _pending(database: Path) -> int:
+    """Work left for an embedder: texts waiting, and adopted vectors not checked in full yet."""
     with Store(database) as store:
-        return store.pending_count()
+        return store.pending_count() + store.unchecked_count()
+
+
+def _check_in_full(root: Path, database: Path, embedder: Any, progress: _Bar, show: bool, quiet: bool) -> None:
+    """Check every adopted vector here (:mod:`hookgraph.sync.recheck`): ``--wait`` returns with nothing left.
+
+    A source caught forging is said in one line (``status`` keeps it); its
+    texts were queued again, and are embedded here before returning.
+    """
+    from hookgraph.embed import worker
+    from hookgraph.sync.recheck import check_adopted
+
+    with Store(database) as store:
+        total = store.unchecked_count()
+    if not total:
+        return
+    progress.close()
+    bar = _Bar(total, show, "checking")
+    try:
+        result = check_adopted(database, embedder, progress=bar.update, beat=lambda: worker.beat_for(root))
+    finally:
+        bar.close()
+    for line in result.caught:
+        click.echo(f"hookgraph: warning: {line}", err=True)
+    if not quiet:
+        click.echo(f"checked {result.checked:,} adopted vectors against the local model "
+                   f"({result.model_seconds:.1f} CPU s)" + (f"; {len(result.caught)} source refused" if result.caught
+                                                             else ": every one agrees"))
+    if result.caught:
+        drain(database, embedder, caches=_caches(root), progress=progress.update)
 
 
 def embed_in_foreground(root: Path, embedder: Any, pending: int, *, bar: bool, quiet: bool) -> DrainReport | None:
@@ -136,6 +166,7 @@ def embed_in_foreground(root: Path, embedder: Any, pending: int, *, bar: bool, q
 
                     adopt_waiting(root, database, embedder, _caches(root))  # a deferred check comes first
                     report = drain(database, embedder, caches=_caches(root), progress=step)
+                    _check_in_full(root, database, embedder, progress, bar, quiet)
                     break
             left = _pending(database)  # another process embeds: watch it
             progress.update(pending - left, pending)
@@ -146,6 +177,7 @@ def embed_in_foreground(root: Path, embedder: Any, pending: int, *, bar: bool, q
                 progress.close()
                 click.echo(f"hookgraph: {stalled.describe()}; embedding the {left:,} texts left here", err=True)
                 report = drain(database, embedder, caches=_caches(root), progress=step)
+                _check_in_full(root, database, embedder, progress, bar, quiet)
                 break
             time.sleep(WATCH_INTERVAL)
     except KeyboardInterrupt:

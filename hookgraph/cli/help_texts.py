@@ -29,7 +29,7 @@ SHORT = {
     "mcp": "Serve search and the graph to a coding agent over MCP (stdio).",
     "model": "Show, switch or convert the embedding model.",
     "status": "Indexed commit, counts, model, embedder, stale files.",
-    "verify": "CI: exit 1 when the committed index does not describe HEAD.",
+    "verify": "CI: exit 1 when the committed snapshot is unusable, thin or forged.",
     "model convert": "Convert a sentence-transformers folder to GGUF.",
     "model show": "The model in use: file, SHA-256, dims, pooling, window.",
     "model use": "Embed with PATH.gguf from now on ('default' goes back).",
@@ -50,7 +50,9 @@ EXAMPLES = {
     "mcp": "hookgraph mcp --repo ~/src/project",
     "model": "hookgraph model show",
     "status": "hookgraph status --json",
-    "verify": "hookgraph verify || hookgraph index --full",
+    "verify": "hookgraph verify --vectors || (hookgraph index --wait &&\n"
+              "  hookgraph hook pre-commit &&    # rewrites and stages the snapshot\n"
+              "  git commit -m 'hookgraph: repair the committed snapshot')",
     "model convert": "hookgraph model convert ./all-MiniLM-L6-v2 minilm.gguf --type q8_0",
     "model show": "hookgraph model show --json",
     "model use": "hookgraph model use ~/models/CodeRankEmbed-Q8_0.gguf\nhookgraph index --reembed --wait",

@@ -139,16 +139,23 @@ def register(cli: click.Group) -> None:
     @cli.command()
     @click.option("--local", "local", is_flag=True, help="Check the working index instead of the committed one.")
     @click.option("--rev", default="HEAD", show_default=True, help="The commit to check (committed database only).")
+    @click.option("--vectors", "full", is_flag=True,
+                  help="Re-embed every vector of the snapshot with the local model, not a sample (model time: "
+                       "as long as embedding the commit's texts).")
     @friendly
-    def verify(local: bool, rev: str) -> None:
-        """One line for CI: how many of HEAD's texts the committed snapshot holds vectors for.
+    def verify(local: bool, rev: str, full: bool) -> None:
+        """One line for CI: can a clone of REV take its vectors from the committed snapshot?
 
-        Exit 1 when it cannot be read or was embedded with another model than the index here (an older
-        SQLite snapshot: when its file map does not describe HEAD), else 0.
+        The commit's texts are composed from its blobs and checked against the snapshot and the local
+        model. Exit 1 when the snapshot cannot be read, was embedded with another model, lacks vectors
+        for more than 10% of the commit's texts, or holds a vector that differs from what the local model
+        computes for its text (a sample of 24; every one with --vectors, which names the forged units and
+        the commit that brought them). Else 0. The repair rewrites the committed snapshot from vectors this
+        machine embedded or checked (the example below).
         """
         from hookgraph.sync import shared
 
         root = repo_root_here()
-        verdict = shared.verify_local(root) if local else shared.verify_committed(root, rev)
+        verdict = shared.verify_local(root) if local else shared.verify_committed(root, rev, full=full)
         click.echo(verdict.message, err=not verdict.ok)
         sys.exit(0 if verdict.ok else 1)

@@ -58,11 +58,11 @@ def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quie
         click.echo(f"hookgraph: note: {untracked_left_out_line(target.untracked_left_out, 'indexed')}", err=True)
     if not quiet:
         click.echo(report.summary("now" if foreground else None))
-    if foreground and report.pending:
+    if foreground and (report.pending or report.unchecked):
         from hookgraph.cli.embedding import embed_in_foreground
 
         done = embed_in_foreground(root, embedder, report.pending, bar=terminal, quiet=quiet)
-        if not quiet and done is not None:
+        if not quiet and done is not None and (report.pending or done.embedded or done.from_cache):
             line = f"embedded {done.embedded:,} texts"
             if done.from_cache:
                 line += f" ({done.from_cache:,} more from the cache)"

@@ -57,6 +57,7 @@ def status(as_json: bool) -> None:
             },
             **store.counts(),
             "pending_vectors": queue.pending,
+            "adopted_vectors": _adopted(store),
             "not_embedded": no_embed.not_embedded(store, rule),
             "kinds": _kinds(store, rule),
             "no_embed_rule_applied": no_embed.rule_applied(store, rule),
@@ -110,6 +111,8 @@ def status(as_json: bool) -> None:
                f"{count(info['units_without_vector'], 'unit')} without a vector; "
                f"{info['split_units']} split into windows; {info['truncated_units']} cut after their last window")
     click.echo(f"embedding: {_queue_line(info)}")
+    if info["adopted_vectors"]["total"]:
+        click.echo(f"checked:   {_adopted_line(info)}")
     click.echo(f"no-embed:  {_no_embed_line(info)}")
     without = _kinds_without_vectors_line(info["kinds"])
     if without:
@@ -142,6 +145,29 @@ def _refused_sources(root: Path, store: Any) -> list[str]:
     for cache in caches:
         cache.close()
     return lines
+
+
+def _adopted(store: Any) -> dict[str, Any]:
+    """Vectors taken from a snapshot or a cache, how many the local model has re-embedded and agreed with, and
+    the model seconds that check has taken so far."""
+    from hookgraph.sync.recheck import CHECK_SECONDS_META
+
+    checked = int(store.get_meta("adopted_checked") or 0)
+    unchecked = store.unchecked_count()
+    seconds = round(float(store.get_meta(CHECK_SECONDS_META) or 0.0), 2)
+    return {"checked": checked, "unchecked": unchecked, "total": checked + unchecked, "model_seconds": seconds}
+
+
+def _adopted_line(info: dict[str, Any]) -> str:
+    """``status``'s line about the full check of adopted vectors ("1,200 of 1,834 adopted vectors")."""
+    adopted = info["adopted_vectors"]
+    text = f"{adopted['checked']:,} of {adopted['total']:,} adopted vectors (from a snapshot or a cache)"
+    if not adopted["unchecked"]:
+        return text + ": each re-embedded here and found equal"
+    text += "; the rest rank meanwhile and are never exported"
+    if info["embedder"]["running"]:
+        return text + "; the background embedder checks them at idle priority"
+    return text + "; the next hookgraph command starts the embedder that checks them (`hookgraph index --wait` does it now)"
 
 
 def _queue_line(info: dict[str, Any]) -> str:

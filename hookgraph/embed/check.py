@@ -16,8 +16,9 @@ when a quarter is, 8% when a tenth is; a set of ``n <= k`` vectors is checked
 in full. The sample is drawn with the OS's randomness, so whoever forges a
 snapshot cannot know which texts a teammate's machine will check, and each
 teammate (each pull) draws again. A single forged vector among thousands is
-not caught by a sample of any affordable size; that limit is written in
-docs/RELIABILITY.md. 24 texts cost ~0.2-0.5 s of model time on a laptop core,
+not caught by a sample of any affordable size: the sample is the first
+filter, and every adopted vector is then re-embedded in the background
+(:mod:`hookgraph.sync.recheck`) with :func:`agrees`. 24 texts cost ~0.2-0.5 s of model time on a laptop core,
 paid only by a sync that adopts vectors (a clone, a pull, a rebuild), never by
 a commit of new code.
 
@@ -39,7 +40,7 @@ if TYPE_CHECKING:
     from hookgraph.embed import Embedder
     from hookgraph.store.vector_cache import CachedVector
 
-__all__ = ["MIN_COSINE", "SAMPLE_SIZE", "Verdict", "check_sample", "sample_keys"]
+__all__ = ["MIN_COSINE", "SAMPLE_SIZE", "Verdict", "agrees", "check_sample", "sample_keys"]
 
 #: Texts embedded locally to judge one source (see the module docstring for the arithmetic).
 SAMPLE_SIZE = 24
@@ -78,10 +79,6 @@ def check_sample(embedder: Embedder, offered: Mapping[bytes, tuple[str, CachedVe
     A vector passes when it has as many windows as the local model makes of
     the text and every window is within :data:`MIN_COSINE` of the local one.
     """
-    import numpy as np
-
-    from hookgraph.store import quantize
-
     keys = sample_keys(sorted(offered), size)
     if not keys:
         return Verdict(True, 0, 0)
@@ -89,16 +86,25 @@ def check_sample(embedder: Embedder, offered: Mapping[bytes, tuple[str, CachedVe
         computed = embedder.embed_windows([offered[k][0] for k in keys])
     except Exception as exc:  # noqa: BLE001 - an unusable model: nothing is adopted unchecked
         return Verdict(False, len(keys), 0, error=" ".join(str(exc).split()) or type(exc).__name__)
-    differing = 0
-    for key, (windows, _truncated) in zip(keys, computed):
-        theirs = offered[key][1].arrays().astype(np.float32)
-        if theirs.shape[0] != len(windows):
-            differing += 1
-            continue
-        ours = np.stack([np.frombuffer(quantize(w), dtype=np.int8) for w in windows]).astype(np.float32)
-        if not _all_close(ours, theirs):
-            differing += 1
+    differing = sum(not agrees(windows, offered[key][1].arrays()) for key, (windows, _cut) in zip(keys, computed))
     return Verdict(differing == 0, len(keys), differing)
+
+
+def agrees(computed: Any, theirs: Any) -> bool:
+    """Whether another's int8 windows (``(n, dims)``) are what the local model computed (float windows).
+
+    Same number of windows, each within :data:`MIN_COSINE` of the local one
+    as stored (int8).
+    """
+    import numpy as np
+
+    from hookgraph.store import quantize
+
+    theirs = np.asarray(theirs).astype(np.float32)
+    if theirs.ndim != 2 or theirs.shape[0] != len(computed):
+        return False
+    ours = np.stack([np.frombuffer(quantize(w), dtype=np.int8) for w in computed]).astype(np.float32)
+    return ours.shape == theirs.shape and _all_close(ours, theirs)
 
 
 def _all_close(ours: Any, theirs: Any) -> bool:

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from hookgraph.store import Store, quantize
 from hookgraph.store.lock import write_lock
+from hookgraph.store.trust import distrusted_sources, still_distrusted
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
@@ -124,15 +125,18 @@ def drain(
             total = done + store.pending_count()
             if store.get_meta(NO_CACHE_META) is not None:
                 readable = []
+            distrusted = distrusted_sources(store)
         if not batch:
             report.stopped = "empty"
             break
         ready: dict[bytes, tuple[str, Any, bool]] = {}
-        hits = _from_caches(readable, batch, embedder, checked)
+        hits, origins = _from_caches(readable, batch, embedder, checked, distrusted)
+        texts = {text_hash: text for text_hash, _language, text in batch}
         for text_hash, language, _text in batch:
             if text_hash in hits:
                 cached = hits[text_hash]
                 ready[text_hash] = (language, cached.arrays(), cached.truncated)
+        adopted = [(key, origins[key], texts[key]) for key in ready]  # checked in full later (sync.recheck)
         report.from_cache += len(ready)
         new: list[bytes] = []
         t0 = time.monotonic()
@@ -155,7 +159,8 @@ def drain(
         spent = time.monotonic() - t0
         model_seconds += spent
         report.embedded += len(new)
-        published = _publish(database, embedder, ready, lock_timeout, rate=len(new) / spent if new and spent else None)
+        published = _publish(database, embedder, ready, lock_timeout, rate=len(new) / spent if new and spent else None,
+                             adopted=adopted)
         report.published += published
         done += len(ready)
         report.batches += 1
@@ -208,19 +213,24 @@ def _check_recipe(store: Store, embedder: Embedder) -> None:
 
 
 def _from_caches(caches: list[VectorCache], batch: list[tuple[bytes, str, str]], embedder: Embedder,
-                 checked: dict[int, bool]) -> dict[bytes, Any]:
-    """The batch's vectors the caches hold, from caches whose vectors agree with the model.
+                 checked: dict[int, bool], distrusted: dict[str, dict[str, Any]]
+                 ) -> tuple[dict[bytes, Any], dict[bytes, str]]:
+    """The batch's vectors the caches hold, from caches whose vectors agree with the model, and the label of
+    the cache each came from.
 
     The first time a cache offers vectors in a drain, a sample of them is
     embedded and compared (:mod:`hookgraph.embed.check`); a cache that fails
-    is not read again in this drain (its texts are embedded).
+    is not read again in this drain (its texts are embedded), nor is one the
+    full check caught before (:mod:`hookgraph.store.trust`).
     """
     from hookgraph.embed.check import check_sample
 
     texts = {h: text for h, _lang, text in batch}
     found: dict[bytes, Any] = {}
+    origins: dict[bytes, str] = {}
     for n, cache in enumerate(caches):
-        if checked.get(n) is False:
+        label = f"the vector cache {cache.path}"
+        if checked.get(n) is False or still_distrusted(distrusted, label, cache.path) is not None:
             continue
         wanted = [k for k in texts if k not in found]
         if not wanted:
@@ -230,7 +240,8 @@ def _from_caches(caches: list[VectorCache], batch: list[tuple[bytes, str, str]],
             checked[n] = check_sample(embedder, {k: (texts[k], v) for k, v in hits.items()}).ok
         if checked.get(n):
             found.update(hits)
-    return found
+            origins.update(dict.fromkeys(hits, label))
+    return found, origins
 
 
 def _to_caches(caches: list[VectorCache], vectors: dict[bytes, tuple[str, Any, bool]], dims: int) -> None:
@@ -245,11 +256,16 @@ def _to_caches(caches: list[VectorCache], vectors: dict[bytes, tuple[str, Any, b
 
 
 def _publish(database: Path, embedder: Embedder, ready: dict[bytes, tuple[str, Any, bool]], lock_timeout: float,
-             rate: float | None) -> int:
-    """Store the batch's vectors and link their waiting units, in one short transaction under the write lock."""
+             rate: float | None, adopted: list[tuple[bytes, str, str]] | None = None) -> int:
+    """Store the batch's vectors and link their waiting units, in one short transaction under the write lock.
+
+    ``adopted``: ``(key, source, text)`` of the vectors that came from a
+    cache, recorded for the full check (:mod:`hookgraph.sync.recheck`).
+    """
     if not ready:
         return 0
     linked = 0
+    taken: set[bytes] = set()
     with write_lock(database.parent, timeout=lock_timeout), Store(database) as store:
         with store.transaction():
             _check_recipe(store, embedder)
@@ -257,6 +273,8 @@ def _publish(database: Path, embedder: Embedder, ready: dict[bytes, tuple[str, A
             for text_hash, (language, vectors, truncated) in ready.items():
                 if store.publish_vector(text_hash, vectors, language, truncated):
                     linked += 1
+                    taken.add(text_hash)
+            store.mark_adopted(row for row in adopted or [] if row[0] in taken)
             if rate is not None:
                 old = float(store.get_meta(RATE_KEY) or 0.0)
                 store.set_meta(RATE_KEY, f"{(0.7 * old + 0.3 * rate) if old else rate:.3f}")

@@ -432,14 +432,19 @@ def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
             finally:
                 yield_cpu()  # see ADOPT_AT_NORMAL_PRIORITY
             beat(home, force=True)
+            from hookgraph.sync.recheck import check_adopted
+
+            # Every adopted vector re-embedded and compared, one batch a round between the queue's batches:
+            # neither a forged vector's check nor a commit's new texts wait for all of the other.
+            checking = check_adopted(database, embedders[key], max_batches=1, beat=lambda: beat(home))
             report = drain(database, embedders[key], caches=caches, max_batches=1,
                            progress=lambda _done, _total: beat(home))
             for cache in caches:
                 cache.close()
-            if report.remaining == 0:
+            if report.remaining == 0 and checking.remaining == 0:
                 registration.unlink(missing_ok=True)
-                with Store(database) as store:  # a sync may have queued more meanwhile
-                    if store.pending_count():
+                with Store(database) as store:  # a sync may have queued (or adopted) more meanwhile
+                    if store.pending_count() or store.unchecked_count():
                         register(root, database)
                         busy = True
             else:

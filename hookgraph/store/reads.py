@@ -24,6 +24,20 @@ FTS_WEIGHTS = (10.0, 6.0, 2.0, 3.0, 2.0, 1.0)
 
 
 @dataclass(frozen=True)
+class UncheckedVector:
+    """An adopted vector waiting for the full check: what to embed, and what to compare with."""
+
+    key: bytes
+    source: str
+    text: str
+    vector_id: int
+    language: str
+    #: The int8 windows as stored, in order.
+    windows: list[bytes]
+    truncated: bool
+
+
+@dataclass(frozen=True)
 class UnitRow:
     """A unit as read back from the store."""
 
@@ -259,11 +273,16 @@ class StoreReads(StoreBase):
                     best[head] = float(distance)
         return best
 
-    def iter_vectors(self) -> Iterator[tuple[bytes, int, bool, bytes]]:
-        """Every stored text as ``(key, windows, truncated, int8 embedding of its windows in order)``."""
+    def iter_vectors(self, *, unchecked: bool = True) -> Iterator[tuple[bytes, int, bool, bytes]]:
+        """Every stored text as ``(key, windows, truncated, int8 embedding of its windows in order)``.
+
+        ``unchecked=False`` leaves out adopted vectors the local model has not
+        checked yet (what is copied on must be this machine's own).
+        """
         if not self.has_vector_table():
             return
-        heads = self.db.execute("SELECT id, text_hash, windows, truncated FROM vectors WHERE head IS NULL").fetchall()
+        heads = self.db.execute("SELECT id, text_hash, windows, truncated FROM vectors WHERE head IS NULL" + (
+            "" if unchecked else " AND text_hash NOT IN (SELECT text_hash FROM adopted)")).fetchall()
         for vid, key, windows, truncated in heads:
             ids = [int(vid)]  # type: ignore[arg-type]
             if int(windows) > 1:  # type: ignore[arg-type]
@@ -277,6 +296,46 @@ class StoreReads(StoreBase):
                 parts.append(rows[0][0])
             if len(parts) == len(ids) and isinstance(key, bytes):
                 yield key, len(parts), bool(truncated), b"".join(parts)
+
+
+    # -- adopted vectors not checked yet (hookgraph.sync.recheck) -------------------
+
+    def unchecked_count(self) -> int:
+        """Adopted vectors the local model has not re-embedded yet (they rank meanwhile)."""
+        return self.integer("SELECT count(*) FROM adopted")
+
+    def unchecked_keys(self) -> set[bytes]:
+        """The keys of :meth:`unchecked_count`'s vectors (a snapshot export leaves them out)."""
+        return {cast(bytes, r[0]) for r in self.db.execute("SELECT text_hash FROM adopted")}
+
+    def next_unchecked(self, limit: int) -> list[UncheckedVector]:
+        """Up to ``limit`` adopted vectors still to check, with their text, source and windows, oldest source first.
+
+        A row whose vector went away (its units changed before the check) is
+        not returned; :meth:`~hookgraph.store.Store.forget_unchecked_orphans` drops it.
+        """
+        if not self.has_vector_table():
+            return []
+        rows = self.db.execute(
+            "SELECT a.text_hash, a.source, a.text, v.id, v.windows, v.truncated FROM adopted a "
+            "JOIN vectors v ON v.text_hash = a.text_hash ORDER BY a.source, a.text_hash LIMIT ?", (int(limit),)
+        ).fetchall()
+        found = []
+        for key, source, text, vid, windows, truncated in rows:
+            ids = [int(cast(int, vid))] + [int(cast(int, r[0])) for r in self.db.execute(
+                "SELECT id FROM vectors WHERE head = ? ORDER BY id", (vid,))]
+            parts = [self.db.execute("SELECT embedding, language FROM vec_units WHERE rowid = ?", (i,)).fetchall()
+                     for i in ids]
+            if len(ids) != int(cast(int, windows)) or not all(p and isinstance(p[0][0], bytes) for p in parts):
+                continue
+            found.append(UncheckedVector(cast(bytes, key), str(source), str(text), int(cast(int, vid)),
+                                         str(parts[0][0][1]), [cast(bytes, p[0][0]) for p in parts], bool(truncated)))
+        return found
+
+    def units_of_vector(self, vector_id: int) -> list[tuple[str, str]]:
+        """``(qualname, path)`` of the units that point at a vector (how a message names a forged one)."""
+        return [(str(q), str(p)) for q, p in self.db.execute(
+            "SELECT qualname, path FROM units WHERE vector_id = ? ORDER BY path, start_line", (vector_id,))]
 
 
     # -- the queue of texts without a vector --------------------------------------

@@ -24,7 +24,14 @@ Tables:
             ``vector_id`` NULL and ``text_hash`` set to that key; once the
             vector is published it points at it and ``text_hash`` is NULL
             again, so a finished store pays nothing for the queue.
-  static_vectors  each unit's vector from the shipped static word table (schema 6), by unit id,
+  adopted   vectors taken from somebody else (a committed snapshot, a vector
+            cache) that the local model has not re-embedded yet (schema 6):
+            key, the source that brought it (as messages name it) and the
+            composed text to check it with. A row leaves when the background
+            embedder's full check agrees with the vector
+            (:mod:`hookgraph.sync.recheck`); such a vector ranks meanwhile,
+            but is never exported into a snapshot or copied into a cache.
+  static_vectors  each unit's vector from the shipped static word table (schema 7), by unit id,
             written in the sync that writes the unit (:mod:`hookgraph.embed.static`).
   vector_cache  recently orphaned embeddings, out of the KNN index: a revert
             or a file that comes back is revived from here, not re-embedded.
@@ -52,7 +59,7 @@ from hookgraph.store.connection import load_vec
 from hookgraph.store.errors import REBUILD, SchemaUpgradeNeeded, StoreError, UntrustedStoreError
 from hookgraph.store.vectors import float_blob_to_int8
 
-SCHEMA_VERSION = 6
+SCHEMA_VERSION = 7
 
 
 def _migration_1(db: apsw.Connection) -> None:
@@ -262,6 +269,25 @@ def _migration_5(db: apsw.Connection) -> None:
 
 
 def _migration_6(db: apsw.Connection) -> None:
+    """Every adopted vector checked, not a sample: the vectors still waiting for that check.
+
+    A sampled check cannot see a forgery of a few vectors among thousands, so
+    each adopted vector is remembered here with its source and text until the
+    background embedder has embedded that text itself and compared.
+    """
+    db.execute(
+        """
+        CREATE TABLE adopted(
+            text_hash BLOB PRIMARY KEY,
+            source TEXT NOT NULL,
+            text TEXT NOT NULL
+        ) WITHOUT ROWID;
+        CREATE INDEX adopted_source ON adopted(source);
+        """
+    )
+
+
+def _migration_7(db: apsw.Connection) -> None:
     """Static vectors: every unit's vector from the shipped word table (:mod:`hookgraph.embed.static`),
     written with the unit in the same sync, so meaning ranks before the model has embedded anything.
 
@@ -275,7 +301,7 @@ def _migration_6(db: apsw.Connection) -> None:
 #: A database is trusted only if its schema is exactly what these create (see
 #: :func:`check_schema`): never edit a released migration's SQL (whitespace
 #: aside), add a new one.
-MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6]
+MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7]
 
 #: The first schema whose vec table holds int8 embeddings.
 INT8_SCHEMA = 3

@@ -448,8 +448,11 @@ def _live_vectors(store: Store) -> Iterator[tuple[bytes, int, bool, bytes]]:
     parts: dict[int, list[int]] = {}
     for vid, head in store.db.execute("SELECT id, head FROM vectors WHERE head IS NOT NULL ORDER BY id"):
         parts.setdefault(int(cast(int, head)), []).append(int(cast(int, vid)))
+    # An adopted vector the local model has not checked yet is never passed on (hookgraph.sync.recheck):
+    # a teammate's forged vector must not ride along in this commit's snapshot, vouched for by it.
     heads = store.db.execute("SELECT id, text_hash, windows, truncated FROM vectors WHERE head IS NULL AND id IN "
-                             "(SELECT vector_id FROM units WHERE vector_id IS NOT NULL)")
+                             "(SELECT vector_id FROM units WHERE vector_id IS NOT NULL) "
+                             "AND text_hash NOT IN (SELECT text_hash FROM adopted)")
     for vid, key, windows, truncated in heads:
         ids = [int(cast(int, vid)), *parts.get(int(cast(int, vid)), [])]
         blobs = [embeddings.get(i) for i in ids]

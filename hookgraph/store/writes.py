@@ -159,8 +159,15 @@ class StoreWrites(StoreReads):
             ]
         if not orphans:
             return 0
+        # An adopted vector nobody checked yet is not kept for revival: it would come back unchecked, unnamed.
+        unchecked = {k for (k,) in self.rows_in("SELECT text_hash FROM adopted WHERE text_hash IN ({in})",
+                                                (o[1] for o in orphans))}
+        if unchecked:
+            self.db.executemany("DELETE FROM adopted WHERE text_hash = ?", ((k,) for k in unchecked))
         seq = self.integer("SELECT coalesce(max(orphaned_seq), 0) FROM vector_cache")
         for vid, text_hash, windows, truncated in orphans:
+            if cast(bytes, text_hash)[:16] in unchecked:  # the text's first window, or a later one (``<key>#<n>``)
+                continue
             rows = self.db.execute("SELECT embedding, language FROM vec_units WHERE rowid = ?", (vid,)).fetchall()
             if rows:
                 seq += 1
@@ -204,6 +211,43 @@ class StoreWrites(StoreReads):
         vectors = np.stack([np.frombuffer(e, dtype=np.int8) for e in [embedding, *(parts[k] for k in keys)]])
         return self.insert_windows(text_hash, vectors, language, bool(truncated))
 
+
+    # -- adopted vectors and their full check (hookgraph.sync.recheck) ---------------
+
+    def mark_adopted(self, rows: Iterable[tuple[bytes, str, str]]) -> None:
+        """``(key, source label, composed text)`` of vectors just taken from a source: unchecked until
+        the local model agrees (a vector published by the local model is never in here)."""
+        self.db.executemany("INSERT OR REPLACE INTO adopted(text_hash, source, text) VALUES (?, ?, ?)", rows)
+
+    def mark_checked(self, keys: Iterable[bytes]) -> int:
+        """The local model agreed with these adopted vectors: they are this machine's now; returns how many."""
+        before = self.db.totalchanges()
+        self.db.executemany("DELETE FROM adopted WHERE text_hash = ?", ((k,) for k in keys))
+        done = int(self.db.totalchanges() - before)
+        if done:  # a running count for ``status`` ("checked 1,200 of 1,834")
+            self.db.execute("INSERT INTO meta(key, value) VALUES ('adopted_checked', ?) ON CONFLICT(key) DO UPDATE "
+                            "SET value = CAST(CAST(value AS INTEGER) + ? AS TEXT)", (str(done), done))
+        return done
+
+    def drop_unchecked_of(self, source: str, priority: int = 0) -> int:
+        """Distrust ``source``: each of its vectors not checked yet leaves the index and its text is queued.
+
+        Its units wait for the local model like any new text (ranked by
+        words and graph meanwhile). Returns how many texts were queued.
+        """
+        rows = self.db.execute(
+            "SELECT a.text_hash, a.text, v.id, (SELECT language FROM vec_units WHERE rowid = v.id) FROM adopted a "
+            "JOIN vectors v ON v.text_hash = a.text_hash WHERE a.source = ?", (source,)).fetchall()
+        queue: list[tuple[bytes, str, str]] = []
+        for key, text, vid, language in rows:
+            windows = [vid, *(r[0] for r in self.db.execute("SELECT id FROM vectors WHERE head = ?", (vid,)))]
+            self.db.executemany("DELETE FROM vec_units WHERE rowid = ?", ((w,) for w in windows))
+            self.db.executemany("DELETE FROM vectors WHERE id = ?", ((w,) for w in windows))
+            self.db.execute("UPDATE units SET vector_id = NULL, text_hash = ? WHERE vector_id = ?", (key, vid))
+            queue.append((cast(bytes, key), str(language or "text"), str(text)))
+        self.db.execute("DELETE FROM adopted WHERE source = ?", (source,))
+        self.queue_texts(queue, priority)
+        return len(queue)
 
     # -- the queue of texts without a vector --------------------------------------
 
@@ -280,5 +324,7 @@ class StoreWrites(StoreReads):
         self.db.execute("DELETE FROM vectors")
         self.db.execute("DELETE FROM vector_cache")
         self.db.execute("DELETE FROM pending")
+        self.db.execute("DELETE FROM adopted")
+        self.db.execute("DELETE FROM meta WHERE key = 'adopted_checked'")
         if self.has_vector_table():
             self.db.execute("DROP TABLE vec_units")

@@ -17,7 +17,15 @@ waiting, and the background embedder runs :func:`adopt_waiting` before it
 embeds anything - the same sources (the caches, the checked-out snapshot), the
 same sampled check over every waiting text they offer, every vector of a
 source that passes published in one transaction, a refusal recorded for
-``status``. No unchecked vector is ever ranked with.
+``status``. No vector whose source failed its sample is ever ranked with.
+
+The sample is the first filter only: a forgery of a few vectors among
+thousands passes it. Every vector published here is recorded as *adopted*
+(:meth:`hookgraph.store.Store.mark_adopted`) and ranks at once, and the
+background embedder re-embeds each one at idle priority and compares
+(:mod:`hookgraph.sync.recheck`); the first that differs distrusts its whole
+source (:func:`distrust`). Until checked, an adopted vector is never exported
+into a snapshot nor copied into a cache.
 
 The verdicts live in the index's meta (:data:`REJECTED_META`, volatile: never
 part of a snapshot's identity) as ``{label: line}``.
@@ -31,12 +39,15 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
+from hookgraph.store.trust import DISTRUSTED_META, distrust, distrusted_sources, still_distrusted
+
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
     from hookgraph.store import Store
     from hookgraph.store.vector_cache import CachedVector
 
-__all__ = ["DEFERRED_META", "REJECTED_META", "adopt_waiting", "Offers", "VectorSource", "cache_source", "problem_line", "rejected_sources",
+__all__ = ["DEFERRED_META", "DISTRUSTED_META", "REJECTED_META", "adopt_waiting", "distrust", "distrusted_sources",
+           "still_distrusted", "Offers", "VectorSource", "cache_source", "problem_line", "rejected_sources",
            "unusable_caches"]
 
 #: Meta key: the sources whose vectors were last refused, ``{label: one line}`` as JSON.
@@ -112,17 +123,27 @@ class Offers:
         Run with the write lock held, outside any transaction; the model runs
         on the sample between two short transactions.
         """
-        self.judge(embedder)
+        self.judge(embedder, distrusted_sources(store))
         return self.publish(store, embedder.dims, warnings)
 
-    def judge(self, embedder: Embedder) -> None:
-        """Embed each source's sample and keep its verdict (no store is touched: no lock is needed)."""
+    def judge(self, embedder: Embedder, distrusted: dict[str, dict[str, Any]] | None = None) -> None:
+        """Embed each source's sample and keep its verdict (no store is touched: no lock is needed).
+
+        A source the full check caught (``distrusted``, see :func:`distrust`)
+        is refused without a sample: a sample would likely miss its few
+        forged vectors again.
+        """
         from hookgraph.embed.check import check_sample
 
         for n, (source, offer) in enumerate(zip(self.sources, self.offered)):
             if n in self._verdicts:
                 continue
-            if source.provider.problem is not None:
+            # (a snapshot's label runs `git log`: asked only when some source was ever caught)
+            caught = still_distrusted(distrusted, source.label, getattr(source.provider, "path", None)) \
+                if distrusted else None
+            if caught is not None and (offer or source.provider.problem is None):
+                self._verdicts[n] = caught
+            elif source.provider.problem is not None:
                 self._verdicts[n] = problem_line(source)
             elif offer:
                 verdict = check_sample(embedder, {k: (t, v) for k, (t, _lang, v) in offer.items()})
@@ -141,18 +162,21 @@ class Offers:
         for n, line in sorted(self._verdicts.items()):
             verdicts[self.sources[n].label] = line
             if line is None:
-                passed.append(self.offered[n])
+                passed.append((self.sources[n].label, self.offered[n]))
             else:
                 warnings.append(line)
         if passed:
             with store.transaction():
                 store.ensure_vector_table(dims)
-                for offer in passed:
-                    for key, (_text, language, vector) in offer.items():
+                for label, offer in passed:
+                    taken = []
+                    for key, (text, language, vector) in offer.items():
                         if store.publish_vector(key, vector.arrays(), language, vector.truncated):
-                            adopted += 1
+                            taken.append((key, label, text))
                             self.split += int(vector.windows > 1)
                             self.truncated += int(vector.truncated)
+                    store.mark_adopted(taken)  # ranked from now on, checked in full by the background embedder
+                    adopted += len(taken)
         if verdicts:
             _record(store, verdicts)
         return adopted
@@ -201,15 +225,17 @@ def _record(store: Store, verdicts: dict[str, str | None]) -> None:
 
 
 def rejected_sources(store: Store) -> dict[str, str]:
-    """``{label: line}`` of the sources whose vectors the last checks refused (for ``status``)."""
+    """``{label: line}`` of the sources whose vectors the last checks refused (for ``status``), the sources
+    the full check caught included."""
     raw = store.get_meta(REJECTED_META)
     try:
         value = json.loads(raw) if raw else {}
     except ValueError:
-        return {}
-    if not isinstance(value, dict):
-        return {}
-    return {str(k): str(v) for k, v in value.items() if isinstance(v, str)}
+        value = {}
+    found = {str(k): str(v) for k, v in value.items() if isinstance(v, str)} if isinstance(value, dict) else {}
+    for label, entry in distrusted_sources(store).items():
+        found.setdefault(label, str(entry.get("line", "")))
+    return found
 
 
 def adopt_waiting(root: Path, database: Path, embedder: Embedder, caches: Sequence[Any],
@@ -229,6 +255,7 @@ def adopt_waiting(root: Path, database: Path, embedder: Embedder, caches: Sequen
         if token is None:
             return 0
         waiting = store.next_pending(max(1, store.pending_count()))
+        distrusted = distrusted_sources(store)
     sources = _sources(root, list(caches), [], None)
     try:
         offers = Offers(sources)
@@ -236,7 +263,7 @@ def adopt_waiting(root: Path, database: Path, embedder: Embedder, caches: Sequen
             offers.collect({key: i for i, (key, _lang, _text) in enumerate(waiting)},
                            [text for _key, _lang, text in waiting], [lang for _key, lang, _text in waiting],
                            embedder.dims)
-            offers.judge(embedder)
+            offers.judge(embedder, distrusted)
         with write_lock(database.parent, timeout=lock_timeout), Store(database) as store:
             adopted = offers.publish(store, embedder.dims, []) if store.get_meta("embed_recipe") in (
                 None, embedder.recipe) else 0

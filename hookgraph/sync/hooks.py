@@ -304,7 +304,7 @@ def run_hook(
         if budget > 0:
             _embed_for_the_snapshot(root, embedder, lock_timeout, outcome, budget)
         outcome.exported = _export_and_stage(root, lock_timeout)
-    if outcome.pending:
+    if outcome.pending or report.unchecked:  # texts to embed, or adopted vectors to check in full
         from hookgraph.embed.worker import start_background
         from hookgraph.store import db_path
 

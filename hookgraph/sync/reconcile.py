@@ -70,6 +70,8 @@ class SyncReport:
     from_cache: int = 0
     #: Texts still waiting for a vector when the sync returned (this one's and earlier ones').
     pending: int = 0
+    #: Adopted vectors the background embedder has still to check in full (:mod:`hookgraph.sync.recheck`).
+    unchecked: int = 0
     #: Texts a caller embedded in the foreground afterwards (``index --wait``); a sync itself embeds none.
     texts_embedded: int = 0
     truncated: int = 0
@@ -212,7 +214,7 @@ def sync(
         from hookgraph.sync.ignore import exclude_locally
 
         exclude_locally(root)
-    if report.pending and background and database is None:
+    if (report.pending or report.unchecked) and background and database is None:
         from hookgraph.embed.worker import start_background
 
         report.background = start_background(root, db_path(root))
@@ -291,6 +293,7 @@ def _sync(
                 with store.transaction():  # the map equals this commit's tree: say so, it names the text later
                     freshness.record_synced(store, target.commit, stored)
             report.pending = store.pending_count()
+            report.unchecked = store.unchecked_count()
             report.seconds = time.perf_counter() - started
             return report
         if full and not reembed and caches:
@@ -345,6 +348,7 @@ def _sync(
         report.split += embed.offers.split
         report.truncated += embed.offers.truncated
         report.pending = store.pending_count()
+        report.unchecked = store.unchecked_count()
         if deleted or full:
             report.compacted = _compact_if_shrunk(store)
         if caches and not full and store.get_meta(_SEEDED) != embed.recipe_or_none():
@@ -456,7 +460,7 @@ def _save_vectors(store: Store, cache: VectorCache) -> None:
 
     dims = store.vector_dims() or 0
     batch: list[CachedVector] = []
-    for key, windows, truncated, embedding in store.iter_vectors():
+    for key, windows, truncated, embedding in store.iter_vectors(unchecked=False):  # only this machine's own
         batch.append(CachedVector(key, dims, windows, truncated, embedding))
         if len(batch) >= 2000:
             cache.put_many(batch)

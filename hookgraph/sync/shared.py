@@ -41,7 +41,6 @@ from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
 from hookgraph import git
 from hookgraph.store import DB_DIRNAME, DB_FILENAME, Store, StoreError, db_path
@@ -389,9 +388,13 @@ class Verdict:
     message: str
 
 
-def verify_committed(root: Path, rev: str = "HEAD") -> Verdict:
-    """Does the snapshot committed at ``rev`` describe ``rev``'s tree?"""
+def verify_committed(root: Path, rev: str = "HEAD", full: bool = False) -> Verdict:
+    """Can a clone of ``rev`` take vectors from its committed snapshot? (:mod:`hookgraph.sync.verify`)
+
+    ``full``: compare every vector with the local model, not a sample.
+    """
     from hookgraph.sync.freshness import diff_maps
+    from hookgraph.sync.verify import REPAIR, check_vectors
 
     commit = git.run(["rev-parse", "--verify", "-q", f"{rev}^{{commit}}"], root, check=False).decode().strip()
     if not commit:
@@ -407,59 +410,31 @@ def verify_committed(root: Path, rev: str = "HEAD") -> Verdict:
             try:
                 contents = vector_file.read(path)
             except (vector_file.VectorFileError, OSError) as exc:
-                return Verdict(False, f"hookgraph: the committed snapshot {short}:{SNAPSHOT_PATH} {exc}: run "
-                                      "`hookgraph index` to build the index from the source (your next commit "
-                                      "replaces the snapshot)")
-            return _coverage(root, commit, short, contents)
-        try:
-            with current_schema(path) as readable, Store(readable, readonly=True) as store:
-                stored = store.file_map()
-                pending = store.pending_count()
-        except StoreError as exc:  # named as git names it: the temporary copy is nobody's business
-            name = f"{short}:{DB_DIRNAME}/{SNAPSHOT_FILE}"
-            advice = snapshot_advice(renamed(exc, path, name), Path(name), root, reading=True, name=name)
-            return Verdict(False, f"hookgraph: {advice}")
-    return _verdict(diff_maps(stored, git.tree_map(root, commit)), "committed database", short, pending)
-
-
-def _coverage(root: Path, commit: str, short: str, contents: Any) -> Verdict:
-    """A vector snapshot: how many of the commit's texts it holds a vector for (the working index composes them).
-
-    A vector snapshot holds no facts, so it cannot be stale about code; what
-    it can lack is vectors (the commit's newest texts ride along with the
-    next commit), and each clone embeds those itself. It fails only when it
-    was embedded with another model than the index here.
-    """
-    from hookgraph.sync.freshness import diff_maps
-
-    n = len(contents.records)
-    held = f"the committed snapshot of {short} holds {n} vector{'' if n == 1 else 's'}"
-    path = db_path(root)
-    if not path.exists():
-        return Verdict(True, f"hookgraph: {held}; run `hookgraph index` to count them against its texts")
-    with Store(path, readonly=True) as store:
-        recipe = store.get_meta("embed_recipe")
-        if contents.records and recipe is not None and contents.recipe != recipe:
-            return Verdict(False, f"hookgraph: {held}, embedded with another model ({contents.recipe}) than the index "
-                                  f"here ({recipe}): your next commit replaces it")
-        if diff_maps(store.file_map(), git.tree_map(root, commit)):
-            return Verdict(True, f"hookgraph: {held}; the index here does not describe {short}, so they are not "
-                                 "counted against its texts")
-        texts: dict[bytes, str] = {}
-        for key, where in store.db.execute(
-                "SELECT v.text_hash, u.path FROM units u JOIN vectors v ON v.id = u.vector_id "
-                "UNION ALL SELECT text_hash, path FROM units WHERE text_hash IS NOT NULL"):
-            if isinstance(key, bytes):
-                texts.setdefault(key, str(where))
-    missing = sorted({where for key, where in texts.items() if key not in contents.records})
-    lacking = sum(1 for key in texts if key not in contents.records)
-    covered = len(texts) - lacking
-    waiting = ""
-    if lacking:
-        shown = ", ".join(missing[:3]) + (f" and {len(missing) - 3} more" if len(missing) > 3 else "")
-        waiting = f", {lacking} text{'' if lacking == 1 else 's'} waiting for vectors ({shown})"
-    return Verdict(True, f"hookgraph: the committed snapshot of {short} holds vectors for {covered} of its "
-                         f"{len(texts)} texts{waiting}")
+                return Verdict(False, f"hookgraph: the committed snapshot {short}:{SNAPSHOT_PATH} {exc}: "
+                                      f"repair it with `{REPAIR}`")
+        else:
+            try:
+                with current_schema(path) as readable, Store(readable, readonly=True) as store:
+                    stored = store.file_map()
+                    pending = store.pending_count()
+            except StoreError as exc:  # named as git names it: the temporary copy is nobody's business
+                name = f"{short}:{DB_DIRNAME}/{SNAPSHOT_FILE}"
+                advice = snapshot_advice(renamed(exc, path, name), Path(name), root, reading=True, name=name)
+                return Verdict(False, f"hookgraph: {advice}")
+            stale = _verdict(diff_maps(stored, git.tree_map(root, commit)), "committed database", short, pending)
+            if not stale.ok:
+                return stale
+            older = SnapshotVectors(path, "the committed snapshot", root)
+            try:
+                found = older.all_vectors()
+            finally:
+                older.close()
+            if found is None:
+                return Verdict(False, f"hookgraph: the committed snapshot {short}:{SNAPSHOT_PATH} cannot be read "
+                                      f"({older.problem}): repair it with `{REPAIR}`")
+            contents = found
+    ok, line = check_vectors(root, commit, contents, full=full)
+    return Verdict(ok, f"hookgraph: {line}")
 
 
 def verify_local(root: Path) -> Verdict:
