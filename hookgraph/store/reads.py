@@ -190,6 +190,9 @@ class StoreReads(StoreBase):
             "SELECT unit_id, vec_distance_cosine(vec_int8(embedding), vec_int8(?)) FROM static_vectors "
             "WHERE unit_id IN ({in})", list(unit_ids), before=(query,))}
 
+    def has_units(self) -> bool:
+        return bool(self.db.execute("SELECT 1 FROM units LIMIT 1").fetchall())
+
     def has_static_vectors(self) -> bool:
         return bool(self.db.execute("SELECT 1 FROM static_vectors LIMIT 1").fetchall())
 

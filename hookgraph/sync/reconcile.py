@@ -313,7 +313,7 @@ def _sync(
                     again = _apply_rule(store, rule)  # files with units the rule now wants embedded
                     changed = sorted(set(changed) | {p for p in again if p in wanted})
                 if static_changed and not full:  # every unit's static vector comes from the new table
-                    changed = sorted(set(changed) | (set(stored) & set(wanted)))
+                    changed = sorted(set(changed) | (_indexed_paths(store) & set(wanted)))
                 with git.BlobReader(root) as reader:  # on every core for a big sync (hookgraph.sync.parallel)
                     for p, read in read_files(root, target, sorted(changed), wanted, text_chunks, reader):
                         _store_file(store, p, wanted[p], read, embed, report)
@@ -605,9 +605,23 @@ def _write_static_vectors(store: Store, rows: list[tuple[int, str]]) -> None:
 
 
 def _static_model_changed(store: Store) -> bool:
-    """The store's static vectors came from another word table (or none: a store from before them)."""
+    """The store's static vectors came from another word table, or it has units and none (a store from before).
+
+    A store whose first sync was cut short (a parser crash left one file out) has no table recorded yet and no
+    units either: nothing to redo, and the file left out stays out.
+    """
     model = static_embedding.shipped_model()
-    return model is not None and store.get_meta(STATIC_MODEL_META) != model.sha256
+    if model is None:
+        return False
+    recorded = store.get_meta(STATIC_MODEL_META)
+    if recorded is None:
+        return store.has_units() and not store.has_static_vectors()
+    return recorded != model.sha256
+
+
+def _indexed_paths(store: Store) -> set[str]:
+    """Paths whose units are in the store (a file skipped for a reason stays skipped)."""
+    return set(store.paths_with_status("indexed"))
 
 
 class _Vectors:
