@@ -642,8 +642,10 @@ def test_a_question_about_behaviour_ranks_the_code_before_a_named_value(tmp_path
         assert ranked == ["Cache.Sweep", "DefaultTTL"]
         assert search(store, "DefaultTTL", top=1, embedder=embedder)[0].unit.kind == "constant"
         # The one-line constant gets no vector (the no-embed rule): its words earn it half the semantic half
-        # (search.NO_EMBED_MEANING); with all of it, as a unit that waits for its vector gets, the value wins.
+        # (search.NO_EMBED_MEANING); with all of it, as a unit that waited for its vector got before static
+        # vectors stood in for meaning, the value wins.
         monkeypatch.setattr(ranking_module, "NO_EMBED_MEANING", 1.0)
+        monkeypatch.setattr(ranking_module, "_static_query", lambda query: None)
         assert search(store, question, top=1, embedder=embedder)[0].unit.qualname == "DefaultTTL"
         monkeypatch.undo()
         monkeypatch.setattr(weights_module, "VALUE_WEIGHT", 1.0)  # without the rule the value wins

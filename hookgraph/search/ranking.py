@@ -103,13 +103,15 @@ FILES_BY_EACH_HALF = True
 ASKED_TESTS_IN_FULL = True
 #: The static code embedding (:mod:`hookgraph.embed.static`): every unit has its static vector from the sync
 #: that wrote it, so meaning ranks from the first second. In the meaning half it stands in for a model vector
-#: a unit does not have (yet, or ever: the no-embed rule), where the words stood in before; where both exist
-#: it takes ``STATIC_BLEND`` of the meaning half. It scores the candidates the two lists found; its own
+#: a unit is still waiting for, where the words stood in before (a unit the no-embed rule keeps from the model
+#: keeps ``NO_EMBED_MEANING`` of its words: at full static credit a one-line constant passed the code that does
+#: the work, as full word credit did); a unit with a model
+#: vector keeps its model similarity alone (0.3 of the meaning half from the static vector cost the requests
+#: fixture's contract tests: hybrid below meaning alone). It scores the candidates the two lists found; its own
 #: nearest units as candidates were measured and dropped (filebench, vectors pending: 100 of them 0.861, 20
 #: 0.866, none 0.867; eval/RESULTS.md), but for the fallback below. Embedding the best waiting candidates on
 #: the spot stays: without it filebench gained 0.002 more, but the confidence reads the answer's own
 #: similarity from it in the first seconds (tests/test_ranking_contract.py), and that was not re-fitted.
-STATIC_BLEND = 0.3
 #: ... except where the words find fewer than ``STATIC_FALLBACK`` units: then the units nearest the question's
 #: static vector join (this many), so a question in other words than the code's has answers before any model
 #: vector exists (on filebench every question's words find more, so no number there moves).
@@ -268,8 +270,8 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
             for uid in by_vector.get(vid, []):
                 semantic.append((uid, 1.0 - distance))
     static_query = _static_query(query) if store.has_static_vectors() else None
-    if static_query is not None and len(lexical) < STATIC_FALLBACK:
-        known = {uid for uid, _ in lexical} | {uid for uid, _ in semantic}
+    if static_query is not None and len(every_lexical) < STATIC_FALLBACK:
+        known = {uid for uid, _ in every_lexical} | {uid for uid, _ in semantic}
         extra = {uid for uid, _ in store.static_nearest(static_query, STATIC_FALLBACK_UNITS)} - known
         lexical.extend((uid, 0.0) for uid in extra)
     if COMPLETE_SCORES:
@@ -494,8 +496,8 @@ def _fuse(
     never_embedded: set[int] | frozenset[int] = frozenset(),
     static: dict[int, float] | None = None,
 ) -> None:
-    """Fuse the two halves into ``results``; ``static``: each candidate's static similarity, which takes
-    ``STATIC_BLEND`` of the meaning half beside a model vector and all of it without one;
+    """Fuse the two halves into ``results``; ``static``: each candidate's static similarity, the meaning of a
+    candidate without a model vector;
     ``impute``: a lexical candidate with no semantic score
     (its vector is still being embedded, or the no-embed rule gave it none: see
     :mod:`hookgraph.embed.no_embed`) gets its lexical share for the semantic half too."""
@@ -534,21 +536,17 @@ def _fuse(
         for uid, sim in semantic:
             r = results.setdefault(uid, Result(units[uid]))
             r.semantic = sim
-            share = (sim - floor) / spread
-            by_table = static_share(uid)
-            if by_table is not None and STATIC_BLEND:
-                share = (1.0 - STATIC_BLEND) * share + STATIC_BLEND * by_table
-            r.score += semantic_weight * share
+            r.score += semantic_weight * ((sim - floor) / spread)
     with_meaning = {uid for uid, _ in semantic}
     if static:
         for uid in static:
             by_table = static_share(uid)
-            if uid in with_meaning or by_table is None:
+            if uid in with_meaning or by_table is None or uid in never_embedded:
                 continue
             r = results.setdefault(uid, Result(units[uid]))
             r.score += semantic_weight * by_table
             r.reasons.append("no model vector: its static vector stands in for its meaning")
-        with_meaning |= set(static)
+        with_meaning |= set(static) - set(never_embedded)
     if impute:
         for uid, score in lexical:
             if uid not in with_meaning:
