@@ -181,6 +181,16 @@ def _tables_sha(*paths: Path) -> str:
 
 
 @functools.cache
+def shipped_sha256() -> str | None:
+    """The shipped table's identity from its sidecar alone: a sync that writes no unit (a hook that touches no
+    code) must not pay for reading 50,000 words to learn that the store is up to date."""
+    try:
+        return (MODEL_DIR / "model.sha256").read_text().strip() or None
+    except OSError:
+        return None
+
+
+@functools.cache
 def shipped_model() -> StaticModel | None:
     """The table shipped in the package, read once per process; None when it is missing (a broken install)."""
     try:

@@ -335,9 +335,9 @@ def _sync(
                 if full or not stored:  # every file was parsed now (see hookgraph.parse.version)
                     store.set_meta(PARSER_META, parser_fingerprint())
                 store.set_meta(no_embed.RULE_META, rule.fingerprint)
-                static_model = static_embedding.shipped_model()
-                if static_model is not None:
-                    store.set_meta(STATIC_MODEL_META, static_model.sha256)
+                shipped = static_embedding.shipped_sha256()
+                if shipped is not None:
+                    store.set_meta(STATIC_MODEL_META, shipped)
         finally:
             if bar:
                 bar.close()
@@ -610,13 +610,13 @@ def _static_model_changed(store: Store) -> bool:
     A store whose first sync was cut short (a parser crash left one file out) has no table recorded yet and no
     units either: nothing to redo, and the file left out stays out.
     """
-    model = static_embedding.shipped_model()
-    if model is None:
+    shipped = static_embedding.shipped_sha256()
+    if shipped is None:
         return False
     recorded = store.get_meta(STATIC_MODEL_META)
     if recorded is None:
         return store.has_units() and not store.has_static_vectors()
-    return recorded != model.sha256
+    return recorded != shipped
 
 
 def _indexed_paths(store: Store) -> set[str]:
