@@ -36,7 +36,7 @@ class BatchedModel:
     """The shipped model with a context of ``size`` windows and ``size`` sequences per decode."""
 
     def __init__(self, path: str, window: int, size: int, threads: int) -> None:
-        from hookgraph.embed.llama_lite import EmbeddingModel, bindings
+        from hookgraph.llama.lite import EmbeddingModel, bindings
 
         low = bindings()
         self.low = low

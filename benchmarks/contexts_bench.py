@@ -49,7 +49,7 @@ def queued_windows(repo: Path, count: int) -> list[str]:
 
 def rate(path: str, windows: list[str], contexts: int, threads: int, rounds: int) -> tuple[float, list[float]]:
     """Windows per second (median over ``rounds``) and each round's seconds."""
-    from hookgraph.embed.llama_lite import EmbeddingModel
+    from hookgraph.llama.lite import EmbeddingModel
 
     models = [EmbeddingModel(path, n_ctx=512, n_threads=threads) for _ in range(contexts)]
     for model in models:

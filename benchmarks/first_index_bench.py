@@ -19,7 +19,7 @@ embedder on and no vector cache:
 4. when the queue is empty: the embedder's end-to-end rate (texts / active
    time, the minutes between a kill and its restart left out) against the
    bare model's on a random sample of the same composed texts
-   (``llama_lite.EmbeddingModel.embed`` on the exact strings the embedder
+   (``hookgraph.llama.lite.EmbeddingModel.embed`` on the exact strings the embedder
    sends, nothing else running). Target: >= 85%.
 """
 

@@ -230,7 +230,7 @@ def _embedder_for(store: Any, root: Path) -> tuple[Any, str | None]:
     except EmbedderError as exc:
         return None, unusable_model_line(root, str(exc))
     if problem:
-        from hookgraph.sync.shared import explain_mismatch
+        from hookgraph.sync.teammate_model import explain_mismatch
 
         raise UserError(explain_mismatch(root, problem, embedder.recipe))
     return embedder, None

@@ -113,13 +113,13 @@ def _pending(database: Path) -> int:
 
 
 def _check_in_full(root: Path, database: Path, embedder: Any, progress: _Bar, show: bool, quiet: bool) -> None:
-    """Check every adopted vector here (:mod:`hookgraph.sync.recheck`): ``--wait`` returns with nothing left.
+    """Check every adopted vector here (:mod:`hookgraph.embed.recheck`): ``--wait`` returns with nothing left.
 
     A source caught forging is said in one line (``status`` keeps it); its
     texts were queued again, and are embedded here before returning.
     """
     from hookgraph.embed import worker
-    from hookgraph.sync.recheck import check_adopted
+    from hookgraph.embed.recheck import check_adopted
 
     with Store(database) as store:
         total = store.unchecked_count()
@@ -162,7 +162,7 @@ def embed_in_foreground(root: Path, embedder: Any, pending: int, *, bar: bool, q
         while True:
             with worker.hold(root) as mine:
                 if mine:
-                    from hookgraph.sync.adopt import adopt_waiting
+                    from hookgraph.embed.adopt import adopt_waiting
 
                     adopt_waiting(root, database, embedder, _caches(root))  # a deferred check comes first
                     report = drain(database, embedder, caches=_caches(root), progress=step)

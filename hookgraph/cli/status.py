@@ -136,7 +136,7 @@ def status(as_json: bool) -> None:
 def _refused_sources(root: Path, store: Any) -> list[str]:
     """Snapshots and caches whose vectors were refused (last check), and caches that cannot be used now."""
     from hookgraph.store.vector_cache import repo_cache, user_cache
-    from hookgraph.sync.adopt import rejected_sources, unusable_caches
+    from hookgraph.embed.adopt import rejected_sources, unusable_caches
 
     caches = [c for c in (repo_cache(root), user_cache(root)) if c is not None and c.max_bytes > 0]
     gone = {f"the vector cache {c.path}" for c in caches if not c.path.exists()}  # deleted since: nothing to say
@@ -150,7 +150,7 @@ def _refused_sources(root: Path, store: Any) -> list[str]:
 def _adopted(store: Any) -> dict[str, Any]:
     """Vectors taken from a snapshot or a cache, how many the local model has re-embedded and agreed with, and
     the model seconds that check has taken so far."""
-    from hookgraph.sync.recheck import CHECK_SECONDS_META
+    from hookgraph.embed.recheck import CHECK_SECONDS_META
 
     checked = int(store.get_meta("adopted_checked") or 0)
     unchecked = store.unchecked_count()

@@ -18,7 +18,7 @@ snapshot cannot know which texts a teammate's machine will check, and each
 teammate (each pull) draws again. A single forged vector among thousands is
 not caught by a sample of any affordable size: the sample is the first
 filter, and every adopted vector is then re-embedded in the background
-(:mod:`hookgraph.sync.recheck`) with :func:`agrees`. 24 texts cost ~0.2-0.5 s of model time on a laptop core,
+(:mod:`hookgraph.embed.recheck`) with :func:`agrees`. 24 texts cost ~0.2-0.5 s of model time on a laptop core,
 paid only by a sync that adopts vectors (a clone, a pull, a rebuild), never by
 a commit of new code.
 

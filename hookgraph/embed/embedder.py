@@ -12,7 +12,7 @@ Three traps shape this module (DESIGN.md section 6):
   and an ``Embedder`` loads the model on first use only. Name, dimensions,
   prefixes and SHA-256 come from the GGUF header (cached per file version)
   and the ``.sha256`` sidecar. Even then only llama-cpp-python's ctypes layer
-  is imported (:mod:`hookgraph.embed.llama_lite`), not its whole high-level API.
+  is imported (:mod:`hookgraph.llama.lite`), not its whole high-level API.
 * One ``embed()`` call per text is faster than batching (texts in one call
   share one KV cache); vectors come back unnormalised and are normalised here.
 * llama.cpp defaults to half the cores; we use all of them on an idle
@@ -42,7 +42,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from hookgraph.embed.cores import cpu_count, threads_from_env, threads_now
-from hookgraph.embed.llama_calls import interrupts_deferred, quiet_llama
+from hookgraph.llama.calls import interrupts_deferred, quiet_llama
 from hookgraph.embed.model_file import cached_metadata, read_sha256_sidecar, sha256_file
 from hookgraph.models import default_model_path
 from hookgraph.models.presets import GGUFFormatError, Preset, detect_preset
@@ -248,7 +248,7 @@ class Embedder:
         if self._llama is None:
             budget = self.max_tokens  # also validates the header first
             quiet_llama()
-            from hookgraph.embed.llama_lite import EmbeddingModel
+            from hookgraph.llama.lite import EmbeddingModel
 
             pooling = None
             if self._arch_key("pooling_type") is None:  # old conversions: use the family's pooling
@@ -503,7 +503,7 @@ class Embedder:
             self._threads = 1
             self._idle_readings = 0
         if self._second is None:
-            from hookgraph.embed.llama_lite import EmbeddingModel
+            from hookgraph.llama.lite import EmbeddingModel
 
             pooling = self.preset.pooling if self._arch_key("pooling_type") is None else None
             try:

@@ -136,7 +136,7 @@ def drain(
             if text_hash in hits:
                 cached = hits[text_hash]
                 ready[text_hash] = (language, cached.arrays(), cached.truncated)
-        adopted = [(key, origins[key], texts[key]) for key in ready]  # checked in full later (sync.recheck)
+        adopted = [(key, origins[key], texts[key]) for key in ready]  # checked in full later (embed.recheck)
         report.from_cache += len(ready)
         new: list[bytes] = []
         t0 = time.monotonic()
@@ -260,7 +260,7 @@ def _publish(database: Path, embedder: Embedder, ready: dict[bytes, tuple[str, A
     """Store the batch's vectors and link their waiting units, in one short transaction under the write lock.
 
     ``adopted``: ``(key, source, text)`` of the vectors that came from a
-    cache, recorded for the full check (:mod:`hookgraph.sync.recheck`).
+    cache, recorded for the full check (:mod:`hookgraph.embed.recheck`).
     """
     if not ready:
         return 0

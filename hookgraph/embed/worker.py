@@ -425,14 +425,14 @@ def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
                 embedders[key] = _background(embedder_for_repo(root))
             caches = [c for c in (repo_cache(root), user_cache(root)) if c is not None and c.max_bytes > 0]
             beat(home, force=True)  # loading a model, reading a cache: alive
-            from hookgraph.sync.adopt import adopt_waiting
+            from hookgraph.embed.adopt import adopt_waiting
 
             try:  # a clone's snapshot: checked before any embedding, at the priority of the command that started us
                 adopt_waiting(root, database, embedders[key], caches)
             finally:
                 yield_cpu()  # see ADOPT_AT_NORMAL_PRIORITY
             beat(home, force=True)
-            from hookgraph.sync.recheck import check_adopted
+            from hookgraph.embed.recheck import check_adopted
 
             # Every adopted vector re-embedded and compared, one batch a round between the queue's batches:
             # neither a forged vector's check nor a commit's new texts wait for all of the other.

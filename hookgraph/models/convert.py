@@ -418,7 +418,7 @@ def quantize(src: Path, dst: Path, out_type: str = "q8_0", keep_f16: tuple[str, 
     of tensors to store as f16 instead. llama.cpp's log output is silenced for
     the call: a quantiser that prints a page per tensor is noise in a CLI.
     """
-    from hookgraph.embed import quiet_llama  # the one place that knows how to silence llama.cpp
+    from hookgraph.llama import quiet_llama  # the one place that knows how to silence llama.cpp
 
     llama_cpp = quiet_llama()
     ftypes = {"q8_0": llama_cpp.LLAMA_FTYPE_MOSTLY_Q8_0}

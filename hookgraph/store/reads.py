@@ -301,7 +301,7 @@ class StoreReads(StoreBase):
                 yield key, len(parts), bool(truncated), b"".join(parts)
 
 
-    # -- adopted vectors not checked yet (hookgraph.sync.recheck) -------------------
+    # -- adopted vectors not checked yet (hookgraph.embed.recheck) -------------------
 
     def unchecked_count(self) -> int:
         """Adopted vectors the local model has not re-embedded yet (they rank meanwhile)."""

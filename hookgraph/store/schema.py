@@ -29,7 +29,7 @@ Tables:
             key, the source that brought it (as messages name it) and the
             composed text to check it with. A row leaves when the background
             embedder's full check agrees with the vector
-            (:mod:`hookgraph.sync.recheck`); such a vector ranks meanwhile,
+            (:mod:`hookgraph.embed.recheck`); such a vector ranks meanwhile,
             but is never exported into a snapshot or copied into a cache.
   static_vectors  each unit's vector from the shipped static word table (schema 7), by unit id,
             written in the sync that writes the unit (:mod:`hookgraph.embed.static`).

@@ -114,7 +114,7 @@ def prepare_directory(directory: Path, warnings: list[str] | None = None) -> Non
     Default mode: a ``.gitignore`` with ``*`` keeps everything local. Shared
     mode: the shared ``.gitignore`` and ``.gitattributes``. A missing working
     index is never a copy of the committed snapshot: a snapshot is a source
-    of vectors, never of facts (:mod:`hookgraph.sync.adopt`), so the sync
+    of vectors, never of facts (:mod:`hookgraph.embed.adopt`), so the sync
     builds it from the blobs. ``warnings`` is kept for callers' signature.
     """
     check_no_links(directory / DB_FILENAME)  # a symlinked .hookgraph/ would make us write elsewhere
@@ -448,7 +448,7 @@ def _live_vectors(store: Store) -> Iterator[tuple[bytes, int, bool, bytes]]:
     parts: dict[int, list[int]] = {}
     for vid, head in store.db.execute("SELECT id, head FROM vectors WHERE head IS NOT NULL ORDER BY id"):
         parts.setdefault(int(cast(int, head)), []).append(int(cast(int, vid)))
-    # An adopted vector the local model has not checked yet is never passed on (hookgraph.sync.recheck):
+    # An adopted vector the local model has not checked yet is never passed on (hookgraph.embed.recheck):
     # a teammate's forged vector must not ride along in this commit's snapshot, vouched for by it.
     heads = store.db.execute("SELECT id, text_hash, windows, truncated FROM vectors WHERE head IS NULL AND id IN "
                              "(SELECT vector_id FROM units WHERE vector_id IS NOT NULL) "

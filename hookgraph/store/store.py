@@ -23,8 +23,8 @@ from hookgraph.store.writes import StoreWrites
 #: the MCP server's copy).
 VOLATILE_META = frozenset({
     "synced_commit", "synced_map", "embedder_rate", "embedder_updated", "embedder_done", "repo_cache_seeded",
-    "vector_sources_rejected", "reembed_no_cache",  # hookgraph.sync.adopt, hookgraph.embed.queue
-    "vector_sources_distrusted", "adopted_checked", "adopted_check_seconds",  # hookgraph.sync.recheck
+    "vector_sources_rejected", "reembed_no_cache",  # hookgraph.embed.adopt, hookgraph.embed.queue
+    "vector_sources_distrusted", "adopted_checked", "adopted_check_seconds",  # hookgraph.embed.recheck
 })
 
 

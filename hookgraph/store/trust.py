@@ -2,7 +2,7 @@
 
 A source (a committed snapshot, named by its commit; a vector cache, named
 by its path) that the full check of every adopted vector
-(:mod:`hookgraph.sync.recheck`) caught with a vector that differs from the
+(:mod:`hookgraph.embed.recheck`) caught with a vector that differs from the
 local model's is refused from then on without a sample: a sample would most
 likely miss its few forged vectors again. Here, below every stage that asks
 (a sync's adoption, the queue's cache reads), so each can ask.

@@ -212,7 +212,7 @@ class StoreWrites(StoreReads):
         return self.insert_windows(text_hash, vectors, language, bool(truncated))
 
 
-    # -- adopted vectors and their full check (hookgraph.sync.recheck) ---------------
+    # -- adopted vectors and their full check (hookgraph.embed.recheck) ---------------
 
     def mark_adopted(self, rows: Iterable[tuple[bytes, str, str]]) -> None:
         """``(key, source label, composed text)`` of vectors just taken from a source: unchecked until

@@ -6,8 +6,8 @@ The work lives in modules named by their job:
 * :mod:`hookgraph.sync.target`: the target ``{path: blob SHA}`` (HEAD, the index, a worktree);
 * :mod:`hookgraph.sync.parallel`, ``crash_guard``: files read and parsed on every core, a crashing
   parser isolated;
-* :mod:`hookgraph.sync.adopt`, ``shared``, ``overlay``: vectors adopted from snapshots and caches,
-  the committed snapshot, the MCP server's private copy;
+* :mod:`hookgraph.sync.shared`, ``overlay``, ``teammate_model``: the committed snapshot, the MCP server's
+  private copy, a teammate's model change (vectors taken from snapshots and caches: :mod:`hookgraph.embed.adopt`);
 * :mod:`hookgraph.sync.hooks`, ``install``, ``freshness``: the git hooks, their installation, and
   whether the index is fresh.
 """

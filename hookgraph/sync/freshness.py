@@ -147,7 +147,7 @@ def model_problem(root: Path, store: Store) -> str | None:
         return unusable_model_line(root, str(exc))
     if problem is None:
         return None
-    from hookgraph.sync.shared import explain_mismatch
+    from hookgraph.sync.teammate_model import explain_mismatch
 
     return explain_mismatch(root, problem, embedder.recipe)
 
@@ -157,7 +157,7 @@ def unusable_model_line(root: Path, error: str) -> str:
     still works, and what to do; naming the commit that changed the setting when a teammate's did."""
     from hookgraph import config
     from hookgraph.embed.choice import configured_model_path
-    from hookgraph.sync.shared import model_change
+    from hookgraph.sync.teammate_model import model_change
 
     try:
         configured = config.section(root, "model").get("path")

@@ -36,7 +36,7 @@ from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
 from hookgraph.sync import freshness
-from hookgraph.sync.adopt import Offers
+from hookgraph.embed.adopt import Offers, close_sources, offering_sources
 from hookgraph.sync.parallel import FileRead, read_files
 from hookgraph.sync.target import SyncError, Target
 
@@ -46,7 +46,7 @@ STATIC_MODEL_META = "static_model"
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
     from hookgraph.store.vector_cache import VectorCache
-    from hookgraph.sync.adopt import VectorSource
+    from hookgraph.embed.adopt import VectorSource
 
 __all__ = ["Progress", "SyncReport", "sync"]
 
@@ -70,7 +70,7 @@ class SyncReport:
     from_cache: int = 0
     #: Texts still waiting for a vector when the sync returned (this one's and earlier ones').
     pending: int = 0
-    #: Adopted vectors the background embedder has still to check in full (:mod:`hookgraph.sync.recheck`).
+    #: Adopted vectors the background embedder has still to check in full (:mod:`hookgraph.embed.recheck`).
     unchecked: int = 0
     #: Texts a caller embedded in the foreground afterwards (``index --wait``); a sync itself embeds none.
     texts_embedded: int = 0
@@ -174,10 +174,10 @@ def sync(
     a private copy; ``HOOKGRAPH_NO_BACKGROUND=1`` turns it off everywhere).
     ``snapshots``: committed snapshots (besides the checked-out one, which
     shared mode always asks) that may offer vectors; like the caches, they
-    offer vectors only, checked before use (:mod:`hookgraph.sync.adopt`).
+    offer vectors only, checked before use (:mod:`hookgraph.embed.adopt`).
     ``defer_offers``: ask neither the caches nor the checked-out snapshot now
     (their check needs the model): every new text is queued and the embedder
-    checks and adopts what they offer first (:func:`hookgraph.sync.adopt.adopt_waiting`).
+    checks and adopts what they offer first (:func:`hookgraph.embed.adopt.adopt_waiting`).
     """
     import apsw
 
@@ -280,7 +280,7 @@ def _sync(
         caches = _caches(root) if database is None else []
         priority = PRIORITY_BULK if (full or not stored) else PRIORITY_INCREMENTAL
         # --reembed asks the model for every vector: no cache and no snapshot is read
-        sources = [] if reembed else list(snapshots) if defer_offers else _sources(root, caches, snapshots, database)
+        sources = [] if reembed else list(snapshots) if defer_offers else offering_sources(root, caches, snapshots, database)
         rule = no_embed.load_rule(root)
         embed = _Vectors(store, embedder, root, Offers(sources), priority, rule)
         text_chunks = filters.text_chunks_wanted(root)
@@ -325,7 +325,7 @@ def _sync(
                     order.rank_by_use(store, PRIORITY_BULK)
                 store.collect_orphan_vectors()
                 if defer_offers and embed.queued:
-                    from hookgraph.sync.adopt import DEFERRED_META
+                    from hookgraph.embed.adopt import DEFERRED_META
 
                     store.set_meta(DEFERRED_META, f"{time.time_ns()}-{os.getpid()}")
                 if embed.used or store.get_meta("model_sha256") is None:
@@ -343,7 +343,7 @@ def _sync(
                 bar.close()
         adopted = embed.offers.adopt(store, embed.embedder, report.warnings) if any(embed.offers.offered) \
             or any(s.provider.problem for s in sources) else 0
-        _close(sources)
+        close_sources(sources)
         report.queued, report.from_cache = max(0, embed.queued - adopted), embed.from_cache + adopted
         report.split += embed.offers.split
         report.truncated += embed.offers.truncated
@@ -381,25 +381,6 @@ def _compact_if_shrunk(store: Store) -> tuple[int, int] | None:
 _SEEDED = "repo_cache_seeded"
 
 
-def _sources(root: Path, caches: list[VectorCache], snapshots: list[VectorSource],
-             database: Path | None) -> list[VectorSource]:
-    """Who may offer vectors to this sync: the caches, the checked-out snapshot (shared mode), ``snapshots``."""
-    from hookgraph.store import snapshot
-    from hookgraph.sync.adopt import VectorSource, cache_source
-
-    found = [cache_source(c, c.path) for c in caches]
-    # The snapshots a merge brought (its other parents', MERGE_HEAD's) before the checked-out one: since the
-    # merge driver writes the union of both sides, the checked-out snapshot of a merge holds their vectors
-    # too, and a refusal must name the teammate's commit that brought them, not the merge commit.
-    found += list(snapshots)
-    path = snapshot.snapshot_path(root)
-    if database is None and snapshot.is_shared(root) and (path.is_file() or path.is_symlink()):
-        label = lambda: snapshot.snapshot_label(root)  # noqa: E731 - git log only when a message needs it
-        found.append(VectorSource(snapshot.SnapshotVectors(path, "the committed snapshot", root), label,
-                                  "your next commit replaces it"))
-    return found
-
-
 def _model_switch(root: Path, store: Store, embedder: Embedder | None,
                   database: Path | None) -> tuple[Embedder | None, str | None]:
     """``(embedder, one line)``: the line when the configured model is not the index's but the committed
@@ -424,7 +405,7 @@ def _model_switch(root: Path, store: Store, embedder: Embedder | None,
         recipe = embedder.recipe
     except Exception:  # noqa: BLE001 - an unreadable model: check_model says so in its own words
         return embedder, None
-    from hookgraph.sync.shared import model_change, snapshot_recipe
+    from hookgraph.sync.teammate_model import model_change, snapshot_recipe
 
     if snapshot_recipe(root) != recipe:
         return embedder, None
@@ -432,15 +413,6 @@ def _model_switch(root: Path, store: Store, embedder: Embedder | None,
     return embedder, (f"the model changed to {embedder.model_name} ({embedder.model_path.name}, sha256 "
                       f"{embedder.model_sha256[:12]}){' in ' + by if by else ''}, and the committed snapshot "
                       f"was embedded with it: adopting its vectors (checked on a sample) instead of the old model's")
-
-
-def _close(sources: list[VectorSource]) -> None:
-    """Close the snapshots read (and their temporary migrated copies); the caches stay open."""
-    from hookgraph.store.snapshot import SnapshotVectors
-
-    for source in sources:
-        if isinstance(source.provider, SnapshotVectors):
-            source.provider.close()
 
 
 def _caches(root: Path) -> list[VectorCache]:
@@ -499,7 +471,7 @@ def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
     Default mode: a ``.gitignore`` keeps it all out of git. Shared mode (see
     :mod:`hookgraph.sync.shared`): its ``.gitignore``/``.gitattributes``. A
     missing index is built from the blobs; the committed snapshot only offers
-    vectors (:mod:`hookgraph.sync.adopt`).
+    vectors (:mod:`hookgraph.embed.adopt`).
     """
     from hookgraph.store.snapshot import prepare_directory
 
@@ -631,7 +603,7 @@ class _Vectors:
     that came back); a text found in neither is queued for the background
     embedder, and what the caches and snapshots offer for it is collected
     in ``offers``, to be checked and adopted after the sync's transaction
-    (:mod:`hookgraph.sync.adopt`). The embedder is only asked for its
+    (:mod:`hookgraph.embed.adopt`). The embedder is only asked for its
     identity (recipe, dimensions), read from the GGUF header, until then.
     """
 
@@ -684,7 +656,7 @@ class _Vectors:
             return
         if not self.store.has_vector_table() and not self.store.pending_count():
             return  # nothing embedded or queued under the old recipe: the new one simply takes over
-        from hookgraph.sync.shared import explain_mismatch
+        from hookgraph.sync.teammate_model import explain_mismatch
 
         raise SyncError(explain_mismatch(self._root, problem))
 
@@ -725,7 +697,7 @@ class _Vectors:
                 known.update(self.store.vector_info([text_hash]))
             else:
                 missing[text_hash] = i
-        if missing and self.offers.sources:  # offered vectors wait for the sample check (sync.adopt)
+        if missing and self.offers.sources:  # offered vectors wait for the sample check (embed.adopt)
             self.offers.collect(missing, texts, languages, self.embedder.dims)
         wanted = None if embeddable is None else {hashes[i] for i, yes in enumerate(embeddable) if yes}
         queue = {h: i for h, i in missing.items() if wanted is None or h in wanted}

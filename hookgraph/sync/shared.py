@@ -24,7 +24,7 @@ builds its working index from the blobs (:func:`build_first_index`) and every
 sync takes vectors, under the keys of the texts it composed, from the
 snapshots at hand (the checked-out one, ``MERGE_HEAD``'s, a merge's other
 parents) instead of embedding them again, once a random sample of them agreed
-with the local model (:mod:`hookgraph.sync.adopt`). ``.hookgraph/.gitattributes`` marks the
+with the local model (:mod:`hookgraph.embed.adopt`). ``.hookgraph/.gitattributes`` marks the
 snapshot binary with a merge driver, so merges never stop on it: the driver
 writes the union by text key of both sides' vectors (see
 :func:`run_merge_driver`); the hooks then reconcile the working index by blob
@@ -55,7 +55,7 @@ from hookgraph.store.snapshot import (
     snapshot_at,
     snapshot_label,
 )
-from hookgraph.sync.adopt import VectorSource
+from hookgraph.embed.adopt import VectorSource
 
 
 # -- the merge driver -------------------------------------------------------------
@@ -280,68 +280,13 @@ def build_first_index(root: Path, warnings: list[str]) -> bool:
         start_warm(root)  # its imports and model load overlap our parse; the check starts once we registered
     try:
         # The sampled check needs the model (seconds): with an embedder to hand it to, the first answer
-        # does not wait for it (words and graph answer at once; see hookgraph.sync.adopt).
+        # does not wait for it (words and graph answer at once; see hookgraph.embed.adopt).
         report = sync(root, read_target(root, "head"), defer_offers=background)
     except (StoreError, SyncError, git.GitError) as exc:
         warnings.append(" ".join(str(exc).split()))
         return False
     warnings.extend(report.warnings)
     return db_path(root).exists()
-
-
-def model_change(root: Path) -> str | None:
-    """``commit <hash> (<author>: <subject>)``: the last commit that changed the committed model setting.
-
-    None when the setting is not tracked, or differs from HEAD's here (then the
-    change is this user's own ``hookgraph model use``, not a teammate's).
-    """
-    from hookgraph.store.snapshot import CONFIG_FILE, DB_DIRNAME
-
-    config = f"{DB_DIRNAME}/{CONFIG_FILE}"
-    try:
-        if git.run(["status", "--porcelain", "--", config], root).strip():
-            return None
-        line = git.run(["log", "-1", "--format=%h%x00%an%x00%s", "--", config], root).decode(
-            "utf-8", "replace").strip()
-    except git.GitError:
-        return None
-    if not line:
-        return None
-    commit, author, subject = (line.split("\0") + ["", ""])[:3]
-    return f"commit {commit} ({' '.join(author.split())}: {' '.join(subject.split())[:60]})"
-
-
-def snapshot_recipe(root: Path) -> str | None:
-    """The embedding recipe the checked-out snapshot says it holds (a hint: its vectors are still checked)."""
-    from hookgraph.store.snapshot import SnapshotVectors, is_shared, snapshot_path
-
-    path = snapshot_path(root)
-    if not is_shared(root) or not path.is_file():
-        return None
-    offered = SnapshotVectors(path, "the committed snapshot", root)
-    try:
-        return offered.recipe()
-    finally:
-        offered.close()
-
-
-def explain_mismatch(root: Path | None, problem: str, recipe: str | None = None) -> str:
-    """A store/model mismatch, naming the teammate's commit that changed the model when there is one.
-
-    A model change that came with a matching snapshot is followed by the sync
-    itself (see ``_model_switch`` in :mod:`hookgraph.sync`); this is the other case: the one command left.
-    """
-    from hookgraph.store.snapshot import is_shared
-
-    by = model_change(root) if root is not None and is_shared(root) else None
-    if by is None:
-        return problem
-    head = problem.split(": run `", 1)[0]
-    if recipe is not None and snapshot_recipe(root) == recipe:  # type: ignore[arg-type]
-        return (f"{head}; the model was changed by {by} with a snapshot embedded by it: run `hookgraph index` "
-                f"to follow it (the snapshot's vectors are adopted after a sampled check)")
-    return (f"{head}; the model was changed by {by}, and the committed snapshot holds no vectors for it: "
-            f"run `hookgraph index --reembed` to follow it (every text is embedded with the new model)")
 
 
 def stage(root: Path) -> None:

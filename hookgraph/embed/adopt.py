@@ -23,7 +23,7 @@ The sample is the first filter only: a forgery of a few vectors among
 thousands passes it. Every vector published here is recorded as *adopted*
 (:meth:`hookgraph.store.Store.mark_adopted`) and ranks at once, and the
 background embedder re-embeds each one at idle priority and compares
-(:mod:`hookgraph.sync.recheck`); the first that differs distrusts its whole
+(:mod:`hookgraph.embed.recheck`); the first that differs distrusts its whole
 source (:func:`distrust`). Until checked, an adopted vector is never exported
 into a snapshot nor copied into a cache.
 
@@ -44,11 +44,11 @@ from hookgraph.store.trust import DISTRUSTED_META, distrust, distrusted_sources,
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
     from hookgraph.store import Store
-    from hookgraph.store.vector_cache import CachedVector
+    from hookgraph.store.vector_cache import CachedVector, VectorCache
 
 __all__ = ["DEFERRED_META", "DISTRUSTED_META", "REJECTED_META", "adopt_waiting", "distrust", "distrusted_sources",
            "still_distrusted", "Offers", "VectorSource", "cache_source", "problem_line", "rejected_sources",
-           "unusable_caches"]
+           "unusable_caches", "offering_sources", "close_sources"]
 
 #: Meta key: the sources whose vectors were last refused, ``{label: one line}`` as JSON.
 REJECTED_META = "vector_sources_rejected"
@@ -248,7 +248,6 @@ def adopt_waiting(root: Path, database: Path, embedder: Embedder, caches: Sequen
     """
     from hookgraph.store import Store
     from hookgraph.store.lock import write_lock
-    from hookgraph.sync.reconcile import _close, _sources
 
     with Store(database) as store:
         token = store.get_meta(DEFERRED_META)
@@ -256,7 +255,7 @@ def adopt_waiting(root: Path, database: Path, embedder: Embedder, caches: Sequen
             return 0
         waiting = store.next_pending(max(1, store.pending_count()))
         distrusted = distrusted_sources(store)
-    sources = _sources(root, list(caches), [], None)
+    sources = offering_sources(root, list(caches), [], None)
     try:
         offers = Offers(sources)
         if waiting:
@@ -271,5 +270,32 @@ def adopt_waiting(root: Path, database: Path, embedder: Embedder, caches: Sequen
                 if store.get_meta(DEFERRED_META) == token:
                     store.db.execute("DELETE FROM meta WHERE key = ?", (DEFERRED_META,))
     finally:
-        _close(sources)
+        close_sources(sources)
     return adopted
+
+
+def offering_sources(root: Path, caches: Sequence[VectorCache], snapshots: Sequence[VectorSource],
+                     database: Path | None) -> list[VectorSource]:
+    """Who may offer vectors to this sync: the caches, the checked-out snapshot (shared mode), ``snapshots``."""
+    from hookgraph.store import snapshot
+
+    found = [cache_source(c, c.path) for c in caches]
+    # The snapshots a merge brought (its other parents', MERGE_HEAD's) before the checked-out one: since the
+    # merge driver writes the union of both sides, the checked-out snapshot of a merge holds their vectors
+    # too, and a refusal must name the teammate's commit that brought them, not the merge commit.
+    found += list(snapshots)
+    path = snapshot.snapshot_path(root)
+    if database is None and snapshot.is_shared(root) and (path.is_file() or path.is_symlink()):
+        label = lambda: snapshot.snapshot_label(root)  # noqa: E731 - git log only when a message needs it
+        found.append(VectorSource(snapshot.SnapshotVectors(path, "the committed snapshot", root), label,
+                                  "your next commit replaces it"))
+    return found
+
+
+def close_sources(sources: list[VectorSource]) -> None:
+    """Close the snapshots read (and their temporary migrated copies); the caches stay open."""
+    from hookgraph.store.snapshot import SnapshotVectors
+
+    for source in sources:
+        if isinstance(source.provider, SnapshotVectors):
+            source.provider.close()

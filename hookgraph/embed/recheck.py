@@ -18,7 +18,7 @@ machine's from then on) and, on the first that differs, distrusts its whole
 source: every vector that source brought and nobody checked yet leaves the
 index and its text is queued for the local model (the forged texts get the
 vectors just computed at once), the source is refused by every later sync
-without a sample (:func:`hookgraph.sync.adopt.distrust`), and one line naming
+without a sample (:func:`hookgraph.embed.adopt.distrust`), and one line naming
 the source (the snapshot's commit, or the cache) and the unit goes to
 ``status``. The vectors of that source that were checked already stay: each
 was compared with the local model's own and agreed.
@@ -55,7 +55,7 @@ BATCH_SECONDS = 2.0
 FIRST_BATCH, MIN_BATCH, MAX_BATCH = 16, 1, 256
 #: Meta key: CPU seconds the model spent on the full check of this index (benchmarks, ``status --json``).
 CHECK_SECONDS_META = "adopted_check_seconds"
-#: How a cache names itself in messages (:func:`hookgraph.sync.adopt.cache_source`).
+#: How a cache names itself in messages (:func:`hookgraph.embed.adopt.cache_source`).
 _CACHE_LABEL = "the vector cache "
 #: Forged units a line names at most.
 NAMED_UNITS = 3

@@ -22,7 +22,7 @@ def quiet_llama() -> Any:
     quantiser logs every tensor); a hook may print one line at most.
     """
     global _log_callback
-    from hookgraph.embed.llama_lite import bindings
+    from hookgraph.llama.lite import bindings
 
     llama_cpp = bindings()  # the ctypes layer only: ~35 ms instead of 100-200 for the whole package
     if _log_callback is None:
