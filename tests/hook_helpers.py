@@ -103,7 +103,7 @@ class Repo:
         """Embed every text the hooks left queued in ``root``'s index and check every vector they adopted, as
         the background embedder would; returns the texts embedded for the queue."""
         from hookgraph.embed.queue import drain
-        from hookgraph.sync.recheck import check_adopted
+        from hookgraph.embed.recheck import check_adopted
 
         from hookgraph.store import StoreError
 

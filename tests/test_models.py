@@ -337,7 +337,7 @@ def test_code_model_presets(name: str, family: str, query: str, document: str, p
 def test_a_snapshot_import_brings_every_window(tmp_path: Path, embedder: Embedder) -> None:
     """Shared mode takes a teammate's vectors from their snapshot: a long unit's windows come along."""
     from hookgraph.store.snapshot import SnapshotVectors
-    from hookgraph.sync.adopt import VectorSource
+    from hookgraph.embed.adopt import VectorSource
 
     files = {"billing/ledger.py": LONG_FN}
     theirs = _repo(tmp_path, "theirs", extra=files)

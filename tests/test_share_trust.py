@@ -216,7 +216,7 @@ def test_a_clone_answers_before_the_check_and_the_background_embedder_adopts_aft
     back (nothing ranks with an unchecked vector) until the embedder's sampled check publishes them all at once,
     or refuses them with the one line ``status`` shows."""
     from hookgraph.embed import worker
-    from hookgraph.sync.adopt import DEFERRED_META
+    from hookgraph.embed.adopt import DEFERRED_META
 
     repo = author
     if forged:

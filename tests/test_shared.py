@@ -334,7 +334,7 @@ def test_a_hook_after_an_upgrade_migrates_the_older_index(tmp_path: Path) -> Non
     from hookgraph.store import MIGRATIONS
     from hookgraph.store.snapshot import SnapshotVectors
     from hookgraph.sync import read_target, sync
-    from hookgraph.sync.adopt import VectorSource
+    from hookgraph.embed.adopt import VectorSource
     from tests.conftest import make_repo
     from tests.test_store import _schema_3_store, _unit
 
