@@ -88,7 +88,7 @@ RESULTS_MD = EVAL_DIR / "RESULTS.md"
 
 #: Source files whose content decides what an index holds (not how it is ranked).
 RECIPE_FILES = ("parse/compose.py", "parse/__init__.py", "parse/words.py", "parse/fallback.py",
-                "store/base.py", "store/connection.py", "store/errors.py", "store/paths.py", "store/reads.py",
+                "store/base.py", "store/connection.py", "store/unusable.py", "store/database_files.py", "store/reads.py",
                 "store/schema.py", "store/store.py", "store/vectors.py", "store/writes.py",
                 "sync/reconcile.py", "parse/filters.py", "parse/units.py", "embed/static.py",
                 # the parser that was parse/__init__.py, split by job (issue 30 item 5)

@@ -124,9 +124,10 @@ def test_a_crash_outside_parsing_is_one_line_and_git_goes_on(tmp_path: Path) -> 
     repo = make_repo(tmp_path / "repo", {"a.py": "def a():\n    return 1\n"})
     env = clean_env() | {"HOOKGRAPH_NO_BACKGROUND": "1"}
     code = ("import os, signal, sys\n"
+            "from hookgraph.cli import git_commands\n"
             "from hookgraph.sync import hooks\n"
             "hooks.run_hook = lambda *a, **k: os.kill(os.getpid(), signal.SIGABRT)\n"
-            "sys.exit(hooks.main('post-commit', [], strict='--strict' in sys.argv))\n")
+            "sys.exit(git_commands.run_git_hook('post-commit', [], strict='--strict' in sys.argv))\n")
     for strict, expected in ((False, 0), (True, 1)):
         done = subprocess.run([sys.executable, "-c", code, *(["--strict"] if strict else [])], cwd=repo, env=env,
                               capture_output=True, text=True, timeout=60)

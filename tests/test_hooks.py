@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from hookgraph.cli import git_commands
 from hookgraph.sync import hooks
 from hookgraph.store.lock import write_lock
 from hookgraph.store import Store, db_path
@@ -428,7 +429,7 @@ def test_detect_hook_name_from_pre_commit_environment(monkeypatch: pytest.Monkey
     assert hooks.detect_hook_name({"GIT_INDEX_FILE": ".git/index"}) == "post-commit"
     # A stage we have no use for (a user's config added pre-merge-commit): exit 0, nothing done.
     monkeypatch.setattr(hooks, "_parent_hook_type", lambda: "pre-merge-commit")
-    assert hooks.main(None, []) == 0
+    assert git_commands.run_git_hook(None, []) == 0
 
 
 def test_rebase_state(tmp_path: Path) -> None:

@@ -5,9 +5,9 @@ failed, 2 usage or input error. Every error is one line on stderr, never a
 traceback (set ``HOOKGRAPH_DEBUG=1`` to see one).
 
 The package's face: :func:`main` and the click group. One module per command
-(``index``, ``ask``, ``links`` for callers/callees, ``status``, ``graph``,
-``hooks``, ``model``, ``mcp``); ``group`` and ``startup`` hold the Ctrl-C
-handling every command shares, ``common`` and ``output`` what they print.
+or family of commands, listed in :data:`COMMAND_MODULES`; ``group`` and ``startup``
+hold the Ctrl-C handling every command shares, ``common`` and ``output`` what
+they print.
 """
 
 from __future__ import annotations
@@ -23,29 +23,28 @@ import os  # noqa: E402
 
 import click  # noqa: E402
 
-from hookgraph.cli import ask, index, links, status  # noqa: E402, F401 - each module adds its command to the group
+from hookgraph.cli import ask, git_commands, graph_command, index, links, mcp, model, status  # noqa: E402
 from hookgraph.cli.common import EXIT_OK, EXIT_USAGE, UserError  # noqa: E402
 from hookgraph.cli.group import cli  # noqa: E402
 
 __all__ = ["cli", "main"]
 
 
-def _register_extra_commands() -> None:
-    """Commands that live in their own modules (one module per command family)."""
-    from importlib import import_module
+#: Every module that adds commands to ``hookgraph``: the one list of what the command line can do.
+#: Each module's ``register(cli)`` adds its commands (``links``: callers and callees; ``git_commands``: hook,
+#: install, verify and git's merge driver; ``model``: the ``model`` group).
+COMMAND_MODULES = (index, ask, links, status, graph_command, git_commands, model, mcp)
 
-    for name in ("hookgraph.cli.hooks", "hookgraph.cli.model", "hookgraph.cli.graph", "hookgraph.cli.mcp"):
-        try:
-            module = import_module(name)
-        except ImportError:  # pragma: no cover - present in every release
-            continue
-        module.register(cli)
+
+def _register_commands() -> None:
     from hookgraph.cli.help_texts import apply
 
-    apply(cli)
+    for module in COMMAND_MODULES:
+        module.register(cli)
+    apply(cli)  # the worked examples under each command's help
 
 
-_register_extra_commands()
+_register_commands()
 
 
 def _arguments() -> list[str]:

@@ -19,11 +19,10 @@ from hookgraph.cli.common import (
 )
 from hookgraph.cli.common import open_store as _open_store
 from hookgraph.cli.common import repo_root_here as _root
-from hookgraph.cli.group import cli
 from hookgraph.cli.query_args import QueryCommand
 
 
-@cli.command(cls=QueryCommand)
+@click.command(cls=QueryCommand)
 @click.argument("query")
 @click.option("--top", "-k", default=10, show_default=True, type=click.IntRange(1, 1000), help="How many results.")
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (the documented contract).")
@@ -234,3 +233,8 @@ def _embedder_for(store: Any, root: Path) -> tuple[Any, str | None]:
 
         raise UserError(explain_mismatch(root, problem, embedder.recipe))
     return embedder, None
+
+
+def register(cli: click.Group) -> None:
+    """Add ``ask`` to the ``hookgraph`` group."""
+    cli.add_command(ask)

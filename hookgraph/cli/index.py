@@ -10,10 +10,10 @@ import click
 
 from hookgraph.cli.common import UserError, crash_guarded, friendly, shown
 from hookgraph.cli.common import repo_root_here as _root
-from hookgraph.cli.group import cli
+from hookgraph.cli.group import Command
 
 
-@cli.command()
+@click.command(cls=Command)
 @click.option("--full", is_flag=True, help="Rebuild from scratch instead of syncing the difference.")
 @click.option("--worktree", is_flag=True, help="Index the working tree (uncommitted edits) instead of HEAD.")
 @click.option("--reembed", is_flag=True,
@@ -89,3 +89,8 @@ class _ClickProgress:
 
 def _progress_bar(total: int) -> Any:
     return _ClickProgress(total) if total >= 20 else None
+
+
+def register(cli: click.Group) -> None:
+    """Add ``index`` to the ``hookgraph`` group."""
+    cli.add_command(index)

@@ -12,7 +12,7 @@ import click
 from hookgraph.cli.common import EXIT_NOTHING, friendly, shown
 from hookgraph.cli.common import open_store as _open_store
 from hookgraph.cli.common import repo_root_here as _root
-from hookgraph.cli.group import cli
+from hookgraph.cli.group import Command
 
 #: Candidates named per ambiguous call in ``callers``/``callees`` output; the count says how many there are.
 _CANDIDATES_SHOWN = 5
@@ -67,7 +67,7 @@ def _no_links_line(symbol: str, direction: str) -> str:
             "not seen)")
 
 
-@cli.command()
+@click.command(cls=Command)
 @click.argument("symbol")
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--all", "show_all", is_flag=True,
@@ -89,7 +89,7 @@ def callers(symbol: str, as_json: bool, show_all: bool) -> None:
     _print_links(links, as_json, "called as", symbol)
 
 
-@cli.command()
+@click.command(cls=Command)
 @click.argument("symbol")
 @click.option("--json", "as_json", is_flag=True)
 @friendly
@@ -100,3 +100,9 @@ def callees(symbol: str, as_json: bool) -> None:
     with _open_store(_root()) as store:
         links = find_callees(store, symbol)
     _print_links(links, as_json, "calls", symbol)
+
+
+def register(cli: click.Group) -> None:
+    """Add ``callers``, ``callees`` to the ``hookgraph`` group."""
+    cli.add_command(callers)
+    cli.add_command(callees)

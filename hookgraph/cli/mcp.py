@@ -1,6 +1,6 @@
 """``hookgraph mcp``: serve the index to coding agents over the Model Context Protocol (stdio).
 
-Registered on the main group by :func:`hookgraph.cli._register_extra_commands`.
+Registered on the main group through :data:`hookgraph.cli.COMMAND_MODULES`.
 Importing this module costs click only: the ``mcp`` SDK is imported when the
 server starts (see :mod:`hookgraph.cli.mcp_server`).
 """

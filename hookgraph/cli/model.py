@@ -1,6 +1,6 @@
 """``hookgraph model show | use PATH.gguf | convert DIR OUT.gguf``: the embedding model.
 
-Registered on the main group by :func:`hookgraph.cli._register_extra_commands`.
+Registered on the main group through :data:`hookgraph.cli.COMMAND_MODULES`.
 The choice of model lives in ``.hookgraph/config.toml`` (``[model] path``, see
 :mod:`hookgraph.config`); every embedder hookgraph makes comes from
 :func:`hookgraph.embed.choice.embedder_for_repo`, so ``use`` switches them all.

@@ -11,10 +11,10 @@ import click
 from hookgraph.cli.common import friendly, shown, warn_if_no_merge_driver
 from hookgraph.cli.common import open_store as _open_store
 from hookgraph.cli.common import repo_root_here as _root
-from hookgraph.cli.group import cli
+from hookgraph.cli.group import Command
 
 
-@cli.command()
+@click.command(cls=Command)
 @click.option("--json", "as_json", is_flag=True)
 @friendly
 def status(as_json: bool) -> None:
@@ -233,3 +233,8 @@ def _no_embed_line(info: dict[str, Any]) -> str:
     if not info["no_embed_rule_applied"]:
         text += "; the rule changed since the last sync, the next one applies it"
     return text
+
+
+def register(cli: click.Group) -> None:
+    """Add ``status`` to the ``hookgraph`` group."""
+    cli.add_command(status)

@@ -11,20 +11,20 @@ each with one job:
   reads       the queries (full text, KNN, edges, the embedding queue, counts),
   base        the open connection and the helpers every query goes through.
   vectors     how an embedding is stored (int8) and a window's key.
-  paths       where the database lives; symlink refusal, quarantine, removal.
-  errors      :class:`StoreError` and its kinds (``cause``, ``problem``).
+  database_files  where the database lives; symlink refusal, quarantine, removal.
+  unusable    :class:`StoreError` and its kinds (``cause``, ``problem``): why a database cannot be used.
   faults, lock, snapshot, vector_cache: diagnosing SQLite failures, the
               writer's lock, the committed snapshot, the vector caches.
 
-Nothing here imports :mod:`hookgraph.sync`, :mod:`hookgraph.search` or the
-CLI: the flow is one way, into the store.
+Nothing here imports :mod:`hookgraph.embed`, :mod:`hookgraph.sync`, :mod:`hookgraph.search` or the
+CLI: they read and write through the store (docs/architecture.md).
 """
 
 from __future__ import annotations
 
 from hookgraph.store import faults
-from hookgraph.store.errors import REBUILD, SchemaUpgradeNeeded, StoreError, UntrustedStoreError, damaged
-from hookgraph.store.paths import (
+from hookgraph.store.unusable import REBUILD, SchemaUpgradeNeeded, StoreError, UntrustedStoreError, damaged
+from hookgraph.store.database_files import (
     DB_DIRNAME, DB_FILENAME, SIDECARS, check_no_links, db_path, quarantine, remove_database,
 )
 from hookgraph.store.reads import FTS_WEIGHTS, UNIT_COLUMNS, UnitRow, UnitSubset

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import apsw
 
-from hookgraph.store.errors import StoreError
+from hookgraph.store.unusable import StoreError
 
 #: How long a reader or writer waits for another process's lock before SQLite gives up (ms).
 BUSY_TIMEOUT_MS = 30_000

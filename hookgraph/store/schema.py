@@ -56,7 +56,7 @@ from typing import cast
 import apsw
 
 from hookgraph.store.connection import load_vec
-from hookgraph.store.errors import REBUILD, SchemaUpgradeNeeded, StoreError, UntrustedStoreError
+from hookgraph.store.unusable import REBUILD, SchemaUpgradeNeeded, StoreError, UntrustedStoreError
 from hookgraph.store.vectors import float_blob_to_int8
 
 SCHEMA_VERSION = 7

@@ -13,8 +13,8 @@ import apsw
 
 from hookgraph.store import faults
 from hookgraph.store.connection import connect
-from hookgraph.store.errors import REBUILD, StoreError, UntrustedStoreError
-from hookgraph.store.paths import check_no_links
+from hookgraph.store.unusable import REBUILD, StoreError, UntrustedStoreError
+from hookgraph.store.database_files import check_no_links
 from hookgraph.store.schema import check_schema, check_version, migrate, user_version
 from hookgraph.store.writes import StoreWrites
 

@@ -1,4 +1,5 @@
-"""Git hook entry points: ``hookgraph hook HOOKNAME [ARGS...]``.
+"""What each git hook does: ``hookgraph hook HOOKNAME [ARGS...]`` (printed and exited by
+:func:`hookgraph.cli.git_commands.run_git_hook`).
 
 Every hook does the same thing (DESIGN.md section 4): pick the target tree
 and run the one sync-by-blob-SHA routine, :func:`hookgraph.sync.sync`.
@@ -55,7 +56,7 @@ import sys
 import time
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from hookgraph import git
 
@@ -186,7 +187,7 @@ def _parent_hook_type() -> str | None:
     return None
 
 
-def _args_from_pre_commit(hook: str) -> list[str]:
+def args_from_pre_commit(hook: str) -> list[str]:
     """The hook's git arguments as pre-commit passes them (environment), for the log."""
     env = os.environ
     names = {
@@ -202,7 +203,7 @@ def _args_from_pre_commit(hook: str) -> list[str]:
 # -- git state ---------------------------------------------------------------------
 
 
-def _locate(cwd: Path) -> tuple[Path, Path]:
+def locate(cwd: Path) -> tuple[Path, Path]:
     """Work-tree root and (worktree-specific) git dir, in one git call."""
     out = git.run(["rev-parse", "--show-toplevel", "--absolute-git-dir"], cwd).decode("utf-8", "surrogateescape")
     lines = out.splitlines()
@@ -270,7 +271,7 @@ def run_hook(
     if os.environ.get("HOOKGRAPH_SKIP"):
         outcome.action = "skipped"
         return outcome
-    root, gitdir = _locate(cwd or Path.cwd())
+    root, gitdir = locate(cwd or Path.cwd())
     if hook in PER_COMMIT and rebase_in_progress(gitdir):
         outcome.action = "skipped-rebase"
         return outcome
@@ -381,18 +382,6 @@ def _export_and_stage(root: Path, lock_timeout: float) -> bool:
     return exported
 
 
-def _diagnosed(exc: BaseException) -> str:
-    """SQLite's error as its real cause (a full disk, a read-only place, ...) for the hook's one line."""
-    from hookgraph.store import db_path
-    from hookgraph.store.faults import diagnose
-
-    try:
-        root, _gitdir = _locate(Path.cwd())
-    except Exception:
-        return " ".join(str(exc).split()) or type(exc).__name__
-    return diagnose(db_path(root), exc).message
-
-
 def _env_float(name: str, default: float, warnings: list[str]) -> float:
     """A number of seconds from the environment; ``inf``, ``nan``, a negative number or text is named in one
     warning and the default is used (an endless lock wait would hold git forever)."""
@@ -419,80 +408,3 @@ def log_outcome(outcome: Outcome) -> None:
             f.write(json.dumps(asdict(outcome)) + "\n")
     except OSError:
         pass
-
-
-def main(hook: str | None, args: list[str], *, strict: bool = False, embedder: Any = None) -> int:
-    """Run one hook for the command line: never a traceback, exit 0 unless strict.
-
-    Returns the process exit code: 0 (worked, or failed without ``--strict``),
-    1 (failed with ``--strict``), 2 (unknown hook name).
-    """
-    strict = strict or os.environ.get("HOOKGRAPH_STRICT", "") not in ("", "0")
-    name = hook or detect_hook_name()
-    if name is None:
-        print("hookgraph: which hook? pass one of " + ", ".join(HOOK_NAMES), file=sys.stderr)
-        return 2
-    if hook is None and name not in TARGETS:  # pre-commit runs us at a stage we have no use for
-        return 0
-    if not args:
-        args = _args_from_pre_commit(name)
-    from hookgraph.sync import crash_guard
-
-    def work() -> int:
-        return _run_and_report(name, args, strict=strict, embedder=embedder)
-
-    result, left_out = crash_guard.run_leaving_out_crashes(work, _root_or_none)
-    if left_out and isinstance(result, int):
-        print(crash_guard.left_out_warning(left_out, git=True), file=sys.stderr)
-    if isinstance(result, int):
-        return result
-    message = f"it died ({result.describe()}); the index is unchanged"
-    log_outcome(Outcome(name, action="failed", target=TARGETS.get(name), error=message, args=list(args)))
-    if strict:
-        print(f"hookgraph: {name} hook failed: {message}", file=sys.stderr)
-        return 1
-    print(f"hookgraph: warning: {name} hook skipped: {message} (git goes on)", file=sys.stderr)
-    return 0
-
-
-def _root_or_none() -> Path | None:
-    try:
-        return _locate(Path.cwd())[0]
-    except Exception:  # noqa: BLE001 - not in a repository any more: nothing to record
-        return None
-
-
-def _run_and_report(name: str, args: list[str], *, strict: bool, embedder: Any) -> int:
-    """Run the hook and say how it went: the exit code ``main`` returns (see there)."""
-    started = time.perf_counter()
-    try:
-        outcome = run_hook(name, args, embedder=embedder)
-    except HookUsageError as exc:
-        print(f"hookgraph: {exc}", file=sys.stderr)
-        return 2
-    except KeyboardInterrupt:
-        from hookgraph.sync.crash_guard import INTERRUPTED_LINE
-
-        print(INTERRUPTED_LINE, file=sys.stderr)
-        return 130
-    except Exception as exc:  # never block git on our own failure
-        if os.environ.get("HOOKGRAPH_DEBUG"):
-            raise
-        message = " ".join(str(exc).split()) or type(exc).__name__
-        if type(exc).__module__ == "apsw":  # SQLite failed outside a sync (a snapshot export, a vector top-up)
-            message = _diagnosed(exc)
-        outcome = Outcome(name, action="failed", target=TARGETS.get(name), error=message, args=list(args),
-                          seconds=time.perf_counter() - started)
-        log_outcome(outcome)
-        if strict:
-            print(f"hookgraph: {name} hook failed: {message}", file=sys.stderr)
-            return 1
-        print(f"hookgraph: warning: {name} hook skipped: {message} (git goes on)", file=sys.stderr)
-        return 0
-    log_outcome(outcome)
-    for warning in outcome.warnings:
-        print("hookgraph: warning: " + " ".join(warning.split()), file=sys.stderr)
-    line = outcome.line()
-    if line and not os.environ.get("HOOKGRAPH_QUIET"):
-        print(line, file=sys.stderr)
-    return 0

@@ -1,6 +1,6 @@
 """``hookgraph graph SYMBOL``: the neighbourhood of a unit as Mermaid, Graphviz DOT or JSON.
 
-Registered on the main group by :func:`hookgraph.cli._register_extra_commands`.
+Registered on the main group through :data:`hookgraph.cli.COMMAND_MODULES`.
 Importing this module costs click only.
 """
 

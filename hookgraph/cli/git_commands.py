@@ -1,6 +1,7 @@
 """Commands for git integration: ``hook``, ``install``, ``verify`` (and git's ``merge-driver``).
 
-Registered on the main group by :func:`hookgraph.cli._register_extra_commands`.
+:func:`run_git_hook` is what a git hook runs: :mod:`hookgraph.sync.hooks` does the hook's work, this
+says how it went in one line and picks the exit code (never one that blocks git unless ``--strict``).
 Importing this module costs click only: the hook path must stay light (see
 :mod:`hookgraph.sync.hooks`).
 """
@@ -9,7 +10,9 @@ from __future__ import annotations
 
 import os
 import sys
+import time
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -27,15 +30,13 @@ def register(cli: click.Group) -> None:
         """Run what git hook HOOKNAME needs (pre-commit, post-checkout, post-commit,
         post-merge, post-rewrite, post-applypatch). Without HOOKNAME, the hook is found from
         pre-commit's environment."""
-        from hookgraph.sync.hooks import main
-
         rest = list(args)
         if hookname == "--strict" or "--strict" in rest:  # accepted after the name too
             strict = True
             rest = [a for a in rest if a != "--strict"]
             if hookname == "--strict":
                 hookname = rest.pop(0) if rest else None
-        sys.exit(main(hookname, rest, strict=strict))
+        sys.exit(run_git_hook(hookname, rest, strict=strict))
 
     @cli.command()
     @click.option("--shared", is_flag=True, help="Commit the index with the code (.hookgraph/shared.db).")
@@ -113,8 +114,6 @@ def register(cli: click.Group) -> None:
         refused (exit 1, after git's text merge into OURS) so git reports an
         ordinary conflict instead of a database written over the file.
         """
-        import time
-
         from hookgraph.sync import hooks, shared
 
         if path is not None and path != shared.SNAPSHOT_PATH:
@@ -159,3 +158,99 @@ def register(cli: click.Group) -> None:
         verdict = shared.verify_local(root) if local else shared.verify_committed(root, rev, full=full)
         click.echo(verdict.message, err=not verdict.ok)
         sys.exit(0 if verdict.ok else 1)
+
+
+def run_git_hook(hook: str | None, args: list[str], *, strict: bool = False, embedder: Any = None) -> int:
+    """Run one hook for git: never a traceback, exit 0 unless strict.
+
+    Returns the process exit code: 0 (worked, or failed without ``--strict``),
+    1 (failed with ``--strict``), 2 (unknown hook name).
+    """
+    from hookgraph.sync import crash_guard, hooks
+
+    strict = strict or os.environ.get("HOOKGRAPH_STRICT", "") not in ("", "0")
+    name = hook or hooks.detect_hook_name()
+    if name is None:
+        print("hookgraph: which hook? pass one of " + ", ".join(hooks.HOOK_NAMES), file=sys.stderr)
+        return 2
+    if hook is None and name not in hooks.TARGETS:  # pre-commit runs us at a stage we have no use for
+        return 0
+    if not args:
+        args = hooks.args_from_pre_commit(name)
+
+    def work() -> int:
+        return _run_and_report(name, args, strict=strict, embedder=embedder)
+
+    result, left_out = crash_guard.run_leaving_out_crashes(work, _root_or_none)
+    if left_out and isinstance(result, int):
+        print(crash_guard.left_out_warning(left_out, git=True), file=sys.stderr)
+    if isinstance(result, int):
+        return result
+    message = f"it died ({result.describe()}); the index is unchanged"
+    hooks.log_outcome(hooks.Outcome(name, action="failed", target=hooks.TARGETS.get(name), error=message,
+                                    args=list(args)))
+    if strict:
+        print(f"hookgraph: {name} hook failed: {message}", file=sys.stderr)
+        return 1
+    print(f"hookgraph: warning: {name} hook skipped: {message} (git goes on)", file=sys.stderr)
+    return 0
+
+
+def _root_or_none() -> Path | None:
+    from hookgraph.sync.hooks import locate
+
+    try:
+        return locate(Path.cwd())[0]
+    except Exception:  # noqa: BLE001 - not in a repository any more: nothing to record
+        return None
+
+
+def _run_and_report(name: str, args: list[str], *, strict: bool, embedder: Any) -> int:
+    """Run the hook and say how it went: the exit code :func:`run_git_hook` returns (see there)."""
+    from hookgraph.sync import hooks
+
+    started = time.perf_counter()
+    try:
+        outcome = hooks.run_hook(name, args, embedder=embedder)
+    except hooks.HookUsageError as exc:
+        print(f"hookgraph: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        from hookgraph.sync.crash_guard import INTERRUPTED_LINE
+
+        print(INTERRUPTED_LINE, file=sys.stderr)
+        return 130
+    except Exception as exc:  # never block git on our own failure
+        if os.environ.get("HOOKGRAPH_DEBUG"):
+            raise
+        message = " ".join(str(exc).split()) or type(exc).__name__
+        if type(exc).__module__ == "apsw":  # SQLite failed outside a sync (a snapshot export, a vector top-up)
+            message = _diagnosed(exc)
+        outcome = hooks.Outcome(name, action="failed", target=hooks.TARGETS.get(name), error=message,
+                                args=list(args), seconds=time.perf_counter() - started)
+        hooks.log_outcome(outcome)
+        if strict:
+            print(f"hookgraph: {name} hook failed: {message}", file=sys.stderr)
+            return 1
+        print(f"hookgraph: warning: {name} hook skipped: {message} (git goes on)", file=sys.stderr)
+        return 0
+    hooks.log_outcome(outcome)
+    for warning in outcome.warnings:
+        print("hookgraph: warning: " + " ".join(warning.split()), file=sys.stderr)
+    line = outcome.line()
+    if line and not os.environ.get("HOOKGRAPH_QUIET"):
+        print(line, file=sys.stderr)
+    return 0
+
+
+def _diagnosed(exc: BaseException) -> str:
+    """SQLite's error as its real cause (a full disk, a read-only place, ...) for the hook's one line."""
+    from hookgraph.store import db_path
+    from hookgraph.store.faults import diagnose
+    from hookgraph.sync.hooks import locate
+
+    try:
+        root, _gitdir = locate(Path.cwd())
+    except Exception:
+        return " ".join(str(exc).split()) or type(exc).__name__
+    return diagnose(db_path(root), exc).message

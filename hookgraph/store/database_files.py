@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from hookgraph.store.errors import StoreError, UntrustedStoreError
+from hookgraph.store.unusable import StoreError, UntrustedStoreError
 
 DB_DIRNAME = ".hookgraph"
 DB_FILENAME = "index.db"
