@@ -11,10 +11,10 @@ import click
 from hookgraph.cli.common import (
     EXIT_NOTHING,
     UserError,
-    friendly,
+    one_line_errors,
     path_glob_problem,
-    shown,
-    shown_block,
+    terminal_safe,
+    terminal_safe_block,
     warn_if_no_merge_driver,
 )
 from hookgraph.cli.common import open_store as _open_store
@@ -43,7 +43,7 @@ from hookgraph.cli.query_args import QueryCommand
 @click.option("--no-semantic", is_flag=True, help="Skip the embedding model (lexical and graph only).")
 @click.option("--files", "as_files", is_flag=True,
               help="Distinct files, best first, each with its best units (for design and module questions).")
-@friendly
+@one_line_errors
 def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: int | None, path_glob: str | None,
         language: str | None, no_semantic: bool, as_files: bool, kind_names: str | None,
         since_rev: str | None) -> None:
@@ -104,7 +104,7 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         if since_rev is not None:
             since = _changes_since(root, store, since_rev, results, query, fresh.indexed_commit or fresh.head)
         if not results and path_glob and not _any_path_matches(store, path_glob):
-            click.echo(f"hookgraph: no indexed path matches --path {shown(path_glob)!r}", err=True)
+            click.echo(f"hookgraph: no indexed path matches --path {terminal_safe(path_glob)!r}", err=True)
         notes = ask_notes(store, query)
         if model_note:
             notes.insert(0, model_note)
@@ -124,16 +124,16 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
             if match == "weak" and results and not explains_weak(notes):
                 click.echo(f"hookgraph: {weak_line(results)}", err=True)
             for note in notes:
-                click.echo(f"note: {shown(note)}", err=True)
+                click.echo(f"note: {terminal_safe(note)}", err=True)
             if fresh.stale_paths:
                 click.echo(f"note: {stale_line(fresh.stale_paths)}", err=True)
             for line in pack.left_out:
-                click.echo(f"note: {shown(line)}", err=True)
+                click.echo(f"note: {terminal_safe(line)}", err=True)
             if not pack.pieces:
                 sys.exit(EXIT_NOTHING)
             for piece in pack.pieces:  # a header line must stay one line
-                piece.path, piece.symbol = shown(piece.path), shown(piece.symbol)
-            click.echo(shown_block(pack.render()))
+                piece.path, piece.symbol = terminal_safe(piece.path), terminal_safe(piece.symbol)
+            click.echo(terminal_safe_block(pack.render()))
             if match == "weak":
                 sys.exit(EXIT_NOTHING)
             return

@@ -42,12 +42,12 @@ def _escape(match: re.Match[str]) -> str:
     )
 
 
-def shown(text: str) -> str:
+def terminal_safe(text: str) -> str:
     """One field of one output line, safe for a terminal: controls and newlines escaped."""
     return _UNSAFE.sub(_escape, text)
 
 
-def shown_block(text: str) -> str:
+def terminal_safe_block(text: str) -> str:
     """Several lines (a context pack) safe for a terminal: only newlines and tabs kept."""
     return _UNSAFE_IN_BLOCK.sub(_escape, text)
 
@@ -58,7 +58,7 @@ class UserError(click.ClickException):
     exit_code = EXIT_USAGE
 
     def show(self, file: Any = None) -> None:
-        click.echo(f"hookgraph: {shown(self.format_message())}", err=True)
+        click.echo(f"hookgraph: {terminal_safe(self.format_message())}", err=True)
 
 
 def _known_errors() -> tuple[type[BaseException], ...]:
@@ -90,7 +90,7 @@ def _known_errors() -> tuple[type[BaseException], ...]:
     return tuple(errors)
 
 
-def friendly(func: F) -> F:
+def one_line_errors(func: F) -> F:
     """Turn our exceptions into one-line errors; Ctrl-C into one line too."""
 
     @wraps(func)
@@ -128,7 +128,7 @@ def crash_guarded(func: F) -> F:
     A grammar that crashes on a file kills only the child: the file is left
     out of the index (``skipped:parser-crash``) and the command runs again
     for the rest, with one warning line; a crash outside parsing is one
-    error line. Goes outside :func:`friendly`, whose messages the child prints.
+    error line. Goes outside :func:`one_line_errors`, whose messages the child prints.
     """
 
     @wraps(func)

@@ -16,7 +16,7 @@ from typing import Any
 
 import click
 
-from hookgraph.cli.common import friendly, repo_root_here
+from hookgraph.cli.common import one_line_errors, repo_root_here
 
 
 def register(cli: click.Group) -> None:
@@ -50,7 +50,7 @@ def register(cli: click.Group) -> None:
     @click.option("--purge", is_flag=True,
                   help="With --uninstall: also remove the index, .git/hookgraph/ and the info/exclude line "
                        "(never a file git tracks).")
-    @friendly
+    @one_line_errors
     def install(shared: bool, uninstall: bool, no_hooks: bool, all_repositories: bool, force: bool,
                 purge: bool) -> None:
         """Install plain git hooks that keep the index fresh, chaining existing hooks."""
@@ -141,7 +141,7 @@ def register(cli: click.Group) -> None:
     @click.option("--vectors", "full", is_flag=True,
                   help="Re-embed every vector of the snapshot with the local model, not a sample (model time: "
                        "as long as embedding the commit's texts).")
-    @friendly
+    @one_line_errors
     def verify(local: bool, rev: str, full: bool) -> None:
         """One line for CI: can a clone of REV take its vectors from the committed snapshot?
 

@@ -36,7 +36,7 @@ def complete_symbol(ctx: click.Context, param: click.Parameter, incomplete: str)
 
 def register(cli: click.Group) -> None:
     """Add ``graph`` to the ``hookgraph`` group."""
-    from hookgraph.cli.common import friendly, open_store, repo_root_here
+    from hookgraph.cli.common import one_line_errors, open_store, repo_root_here
 
     @cli.command()
     @click.argument("symbol", shell_complete=complete_symbol)
@@ -46,7 +46,7 @@ def register(cli: click.Group) -> None:
                   show_default=True, help="Mermaid (renders in pull requests), Graphviz DOT, or JSON.")
     @click.option("--max-fan", default=8, show_default=True, type=click.IntRange(2, 1000),
                   help="Neighbours of one kind drawn per node; the rest collapse into one 'N more' node.")
-    @friendly
+    @one_line_errors
     def graph(symbol: str, depth: int, fmt: str, max_fan: int) -> Any:
         """Callers, callees, containing class and imports of SYMBOL, as a picture."""
         from hookgraph.search.diagram import render

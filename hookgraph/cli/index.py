@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from hookgraph.cli.common import UserError, crash_guarded, friendly, shown
+from hookgraph.cli.common import UserError, crash_guarded, one_line_errors, terminal_safe
 from hookgraph.cli.common import repo_root_here as _root
 from hookgraph.cli.group import Command
 
@@ -25,7 +25,7 @@ from hookgraph.cli.group import Command
               help="Embed every waiting text before returning, with a progress bar on a terminal (--wait), or "
                    "leave them to the background embedder (--no-wait, the default).")
 @crash_guarded
-@friendly
+@one_line_errors
 def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quiet: bool, wait: bool | None) -> None:
     """Sync .hookgraph/index.db with HEAD (or the working tree).
 
@@ -51,7 +51,7 @@ def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quie
     report = sync(root, target, full=full, reembed=reembed, embedder=embedder,
                   progress=_progress_bar if terminal else None, background=not foreground)
     for warning in report.warnings:
-        click.echo(f"hookgraph: warning: {shown(warning)}", err=True)
+        click.echo(f"hookgraph: warning: {terminal_safe(warning)}", err=True)
     if target.untracked_left_out:
         from hookgraph.sync.target import untracked_left_out_line
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import click
 
-from hookgraph.cli.common import EXIT_NOTHING, friendly, shown
+from hookgraph.cli.common import EXIT_NOTHING, one_line_errors, terminal_safe
 from hookgraph.cli.common import open_store as _open_store
 from hookgraph.cli.common import repo_root_here as _root
 from hookgraph.cli.group import Command
@@ -53,7 +53,7 @@ def _print_links(links: list[Any], as_json: bool, direction: str, symbol: str = 
                 target = f"{link.unit.qualname}  {link.unit.path}:{link.unit.start_line}"
             else:
                 target = f"{link.name}  (not in this repository)"
-            click.echo(shown(f"{link.call_path}:{link.call_line}  {direction} {link.expression}  -> {target}"))
+            click.echo(terminal_safe(f"{link.call_path}:{link.call_line}  {direction} {link.expression}  -> {target}"))
     if not links:
         if not as_json:  # a silent exit 1 looked like a failure; say what was found: nothing
             click.echo(f"hookgraph: {_no_links_line(symbol, direction)}", err=True)
@@ -62,8 +62,8 @@ def _print_links(links: list[Any], as_json: bool, direction: str, symbol: str = 
 
 def _no_links_line(symbol: str, direction: str) -> str:
     if direction == "calls":
-        return f"{shown(symbol)} calls nothing (no call in its body)"
-    return (f"nothing in the index calls {shown(symbol)} (dynamic calls, callbacks and other repositories are "
+        return f"{terminal_safe(symbol)} calls nothing (no call in its body)"
+    return (f"nothing in the index calls {terminal_safe(symbol)} (dynamic calls, callbacks and other repositories are "
             "not seen)")
 
 
@@ -72,7 +72,7 @@ def _no_links_line(symbol: str, direction: str) -> str:
 @click.option("--json", "as_json", is_flag=True)
 @click.option("--all", "show_all", is_flag=True,
               help="Also list calls that may reach SYMBOL: same name, receiver of unknown type (not facts).")
-@friendly
+@one_line_errors
 def callers(symbol: str, as_json: bool, show_all: bool) -> None:
     """Units that call SYMBOL (a name or Class.method)."""
     from hookgraph.search.graph import callers as find_callers
@@ -92,7 +92,7 @@ def callers(symbol: str, as_json: bool, show_all: bool) -> None:
 @click.command(cls=Command)
 @click.argument("symbol")
 @click.option("--json", "as_json", is_flag=True)
-@friendly
+@one_line_errors
 def callees(symbol: str, as_json: bool) -> None:
     """What SYMBOL calls, resolved to this repository's definitions where the code shows the receiver."""
     from hookgraph.search.graph import callees as find_callees

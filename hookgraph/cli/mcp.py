@@ -14,7 +14,7 @@ import click
 
 def register(cli: click.Group) -> None:
     """Add ``mcp`` to the ``hookgraph`` group."""
-    from hookgraph.cli.common import UserError, friendly
+    from hookgraph.cli.common import UserError, one_line_errors
 
     @cli.command()
     @click.option("--repo", "repo", type=click.Path(file_okay=False, path_type=Path), default=None,
@@ -25,7 +25,7 @@ def register(cli: click.Group) -> None:
                        "instead of syncing a private copy to the working tree before each answer.")
     @click.option("--max-sync", "max_sync", default=200, show_default=True, type=click.IntRange(0, 100_000),
                   help="Sync at most this many changed files on the fly; more are reported as stale.")
-    @friendly
+    @one_line_errors
     def mcp(repo: Path | None, no_sync: bool, max_sync: int) -> None:
         """Serve search, context, callers, callees and status to an MCP client over stdio.
 

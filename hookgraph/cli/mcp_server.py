@@ -470,7 +470,7 @@ class Tools:
 
 def argument_problems(exc: ValidationError) -> str:
     """pydantic's multi-line report (ending in a URL) as one line: ``field: problem (got value)``."""
-    from hookgraph.cli.common import shown
+    from hookgraph.cli.common import terminal_safe
 
     parts = []
     for err in exc.errors():
@@ -480,7 +480,7 @@ def argument_problems(exc: ValidationError) -> str:
             value = repr(err["input"])
             text += f" (got {value[:60] + '...' if len(value) > 60 else value})"
         parts.append(text)
-    return shown("; ".join(parts) or "invalid arguments")
+    return terminal_safe("; ".join(parts) or "invalid arguments")
 
 
 class _Server(MCPServer):

@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from hookgraph.cli.common import UserError, friendly
+from hookgraph.cli.common import UserError, one_line_errors
 
 POOLING_NAMES = {0: "none", 1: "mean", 2: "cls", 3: "last-token", 4: "rank"}
 
@@ -94,7 +94,7 @@ def register(cli: click.Group) -> None:
 
     @model.command("show")
     @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
-    @friendly
+    @one_line_errors
     def model_show(as_json: bool) -> None:
         """The model in use: file, SHA-256, dimensions, pooling, window, prefixes."""
         from hookgraph import config
@@ -136,7 +136,7 @@ def register(cli: click.Group) -> None:
     @click.option("--document-prefix", default=None, help="Override the family preset's document prefix.")
     @click.option("--max-tokens", type=click.IntRange(8, 1_000_000), default=None,
                   help="Tokens per window (default: the family's, within the model's context).")
-    @friendly
+    @one_line_errors
     def model_use(path: str, query_prefix: str | None, document_prefix: str | None, max_tokens: int | None) -> None:
         """Embed this repository with PATH.gguf from now on ('default' for the shipped model).
 
@@ -187,7 +187,7 @@ def register(cli: click.Group) -> None:
     @click.argument("model_dir", type=click.Path(file_okay=False, path_type=Path))
     @click.argument("out", type=click.Path(dir_okay=False, path_type=Path))
     @click.option("--type", "out_type", type=click.Choice(["f32", "f16", "q8_0"]), default="q8_0", show_default=True)
-    @friendly
+    @one_line_errors
     def model_convert(model_dir: Path, out: Path, out_type: str) -> None:
         """Convert a sentence-transformers BERT-family folder MODEL_DIR to a GGUF file OUT."""
         from hookgraph.models.convert import convert_command

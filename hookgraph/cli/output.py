@@ -11,7 +11,7 @@
   line, col the 1-based byte column of its name on that line in the working
   tree file (1 when it is not there).
 
-Everything printed for people goes through :func:`hookgraph.cli.common.shown`:
+Everything printed for people goes through :func:`hookgraph.cli.common.terminal_safe`:
 paths, names and snippets come from the repository and from a database that
 may have been committed by someone else, and a terminal must not act on them.
 The JSON formats escape control characters by construction.
@@ -145,7 +145,7 @@ def text_lines(results: list[Any], colour: bool, where: Callable[[str], str] = s
     """The people's format: a header line per result and its snippet, indented."""
     import click
 
-    from hookgraph.cli.common import shown
+    from hookgraph.cli.common import terminal_safe
     from hookgraph.parse.compose import snippet
 
     def paint(text: str, **style: Any) -> str:
@@ -154,14 +154,14 @@ def text_lines(results: list[Any], colour: bool, where: Callable[[str], str] = s
     for r in results:
         u = r.unit
         yield (
-            f"{paint(shown(where(u.path)), fg='magenta')}:{paint(f'{u.start_line}-{u.end_line}', fg='green')}"
-            f"  {paint(shown(u.qualname), bold=True)}  {paint(f'({shown(u.kind)})', fg='cyan')}"
+            f"{paint(terminal_safe(where(u.path)), fg='magenta')}:{paint(f'{u.start_line}-{u.end_line}', fg='green')}"
+            f"  {paint(terminal_safe(u.qualname), bold=True)}  {paint(f'({terminal_safe(u.kind)})', fg='cyan')}"
         )
         line = snippet(u.signature, u.docstring)
         if line:
-            yield f"    {shown(line)}"
+            yield f"    {terminal_safe(line)}"
         if getattr(r, "change", None) is not None:
-            yield f"    {paint(shown(change_line(r.change)), fg='yellow')}"
+            yield f"    {paint(terminal_safe(change_line(r.change)), fg='yellow')}"
 
 
 def change_line(change: Any) -> str:
@@ -187,34 +187,34 @@ def commits_text(commits: list[Any], most: int = 3) -> str:
 
 def deleted_lines(since: Any, where: Callable[[str], str] = str) -> Iterator[str]:
     """``ask --since``'s deleted definitions, after the answers: as they were at the revision."""
-    from hookgraph.cli.common import shown
+    from hookgraph.cli.common import terminal_safe
 
     if not since.deleted:
         return
-    yield f"deleted since {shown(since.rev)} ({since.commit[:8]}), as they were then:"
+    yield f"deleted since {terminal_safe(since.rev)} ({since.commit[:8]}), as they were then:"
     for d in since.deleted:
         line = f"{where(d.path)}:{d.start_line}-{d.end_line}  {d.symbol}  ({d.kind})"
         if d.commits:
             line += "; " + commits_text(d.commits)
-        yield f"  {shown(line)}"
+        yield f"  {terminal_safe(line)}"
 
 
 def file_lines(files: list[Any], colour: bool, where: Callable[[str], str] = str) -> Iterator[str]:
     """``ask --files`` for people: a line per file, then its best units indented."""
     import click
 
-    from hookgraph.cli.common import shown
+    from hookgraph.cli.common import terminal_safe
 
     def paint(text: str, **style: Any) -> str:
         return click.style(text, **style) if colour else text
 
     for f in files:
-        language = shown(f.language or "text")
-        yield f"{paint(shown(where(f.path)), fg='magenta')}  {paint(f'({language})', fg='cyan')}"
+        language = terminal_safe(f.language or "text")
+        yield f"{paint(terminal_safe(where(f.path)), fg='magenta')}  {paint(f'({language})', fg='cyan')}"
         for r in f.units:
             u = r.unit
-            yield (f"    {paint(f'{u.start_line}-{u.end_line}', fg='green')}  {paint(shown(u.qualname), bold=True)}"
-                   f"  {paint(f'({shown(u.kind)})', fg='cyan')}")
+            yield (f"    {paint(f'{u.start_line}-{u.end_line}', fg='green')}  {paint(terminal_safe(u.qualname), bold=True)}"
+                   f"  {paint(f'({terminal_safe(u.kind)})', fg='cyan')}")
 
 
 def jsonl_lines(results: list[Any]) -> Iterator[str]:
@@ -224,7 +224,7 @@ def jsonl_lines(results: list[Any]) -> Iterator[str]:
 
 def vimgrep_lines(root: Path, results: list[Any]) -> Iterator[str]:
     """``path:line:col:symbol (kind) snippet`` per result; one line each, whatever the text holds."""
-    from hookgraph.cli.common import shown
+    from hookgraph.cli.common import terminal_safe
     from hookgraph.parse.compose import snippet
 
     columns = _NameColumns(root)
@@ -235,7 +235,7 @@ def vimgrep_lines(root: Path, results: list[Any]) -> Iterator[str]:
         line = snippet(u.signature, u.docstring)
         if line:
             text += f" {line}"
-        yield f"{shown(where(u.path))}:{u.start_line}:{columns.column(u.path, u.start_line, u.name)}:{shown(text)}"
+        yield f"{terminal_safe(where(u.path))}:{u.start_line}:{columns.column(u.path, u.start_line, u.name)}:{terminal_safe(text)}"
 
 
 class _NameColumns:
@@ -309,7 +309,7 @@ def print_results(
 
     import click
 
-    from hookgraph.cli.common import shown
+    from hookgraph.cli.common import terminal_safe
 
     if fmt == "json":
         payload = ask_payload(query, indexed_commit, stale_paths, results, pending_vectors, notes, match, files, since)
@@ -318,7 +318,7 @@ def print_results(
     if match == "weak" and results and not explains_weak(notes):
         click.echo(f"hookgraph: {weak_line(results)}", err=True)
     for note in notes or ():
-        click.echo(f"note: {shown(note)}", err=True)
+        click.echo(f"note: {terminal_safe(note)}", err=True)
     if stale_paths:
         click.echo(f"note: {stale_line(stale_paths)}", err=True)
     waiting = pending_note(pending_vectors)

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from hookgraph.cli.common import friendly, shown, warn_if_no_merge_driver
+from hookgraph.cli.common import one_line_errors, terminal_safe, warn_if_no_merge_driver
 from hookgraph.cli.common import open_store as _open_store
 from hookgraph.cli.common import repo_root_here as _root
 from hookgraph.cli.group import Command
@@ -16,7 +16,7 @@ from hookgraph.cli.group import Command
 
 @click.command(cls=Command)
 @click.option("--json", "as_json", is_flag=True)
-@friendly
+@one_line_errors
 def status(as_json: bool) -> None:
     """Indexed commit, counts, model, and files stale against HEAD, the index and the working tree."""
     from hookgraph.cli.coverage import coverage_lines, language_coverage
@@ -84,13 +84,13 @@ def status(as_json: bool) -> None:
     click.echo(f"commit:    {info['indexed_commit'] or '(none)'}" + ("  (fresh: HEAD)" if fresh.fresh else "  (not HEAD)"))
     stale = info["stale_vs_head"] or info["stale_vs_index"] or info["stale_vs_worktree"]
     if model_problem:
-        click.echo(f"fresh:     no: {shown(model_problem)}")
+        click.echo(f"fresh:     no: {terminal_safe(model_problem)}")
     else:
         click.echo("fresh:     " + ("yes: the index matches HEAD, the git index and the working tree" if fresh.fresh
                                     and not stale else "no: see the stale lines below (`hookgraph index` syncs HEAD)"))
     model = info["model"]
     if model["name"]:
-        click.echo(shown(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})"))
+        click.echo(terminal_safe(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})"))
     else:
         click.echo("model:     none yet (the first index records it)")
     files = info["files"]
@@ -101,7 +101,7 @@ def status(as_json: bool) -> None:
                + "".join(f", {n} {r}" for r, n in sorted(skipped.items())))
     lines = coverage_lines(coverage)
     for i, line in enumerate(lines):
-        click.echo(("languages: " if i == 0 else "           ") + shown(line))
+        click.echo(("languages: " if i == 0 else "           ") + terminal_safe(line))
     units = info["units"]
     click.echo(f"units:     {sum(units.values())}" + (" (" + ", ".join(f"{n} {k}" for k, n in sorted(units.items())) + ")"
                                                      if units else ""))
@@ -122,15 +122,15 @@ def status(as_json: bool) -> None:
         paths = info[key]
         if paths:
             listed = ", ".join(paths[:5]) + (f" and {len(paths) - 5} more" if len(paths) > 5 else "")
-            click.echo(f"stale vs {label}: {shown(listed)}")
+            click.echo(f"stale vs {label}: {terminal_safe(listed)}")
     if info["unreadable"]:
         from hookgraph.sync.target import unreadable_line
 
-        click.echo(f"unreadable: {shown(unreadable_line(info['unreadable']))}")
+        click.echo(f"unreadable: {terminal_safe(unreadable_line(info['unreadable']))}")
     if parser_note:
         click.echo(f"parser:    {parser_note}")
     for line in info["vector_sources_refused"]:
-        click.echo(f"refused:   {shown(line)}")
+        click.echo(f"refused:   {terminal_safe(line)}")
 
 
 def _refused_sources(root: Path, store: Any) -> list[str]:
@@ -193,7 +193,7 @@ def _queue_line(info: dict[str, Any]) -> str:
         text += "; no embedder running (the next hookgraph command starts one, or run `hookgraph index --wait`)"
         if embedder["last_error"]:
             text += f"; last failure: {embedder['last_error']}"
-    return shown(text)
+    return terminal_safe(text)
 
 
 def _kinds(store: Any, rule: Any) -> dict[str, dict[str, Any]]:
@@ -219,7 +219,7 @@ def _kinds_without_vectors_line(kinds: dict[str, dict[str, Any]]) -> str:
         parts.append(f"{kind}: {share} (no-embed rule: {why})")
     if not parts:
         return ""
-    return shown("no vectors, found by words and graph only: " + "; ".join(parts))
+    return terminal_safe("no vectors, found by words and graph only: " + "; ".join(parts))
 
 
 def _no_embed_line(info: dict[str, Any]) -> str:

@@ -67,13 +67,13 @@ def _mermaid_shape(node: Node, label: str) -> str:
     return f'["{label}"]'
 
 
-def to_mermaid(hood: Neighbourhood) -> str:
+def to_mermaid(neighbourhood: Neighbourhood) -> str:
     lines = ["flowchart LR"]
-    for node in hood.nodes:
+    for node in neighbourhood.nodes:
         name, detail = _caption(node)
         label = mermaid_text(name) + (f"<br/>{mermaid_text(detail)}" if detail else "")
         lines.append(f"    {node.id}{_mermaid_shape(node, label)}")
-    for edge in hood.edges:
+    for edge in neighbourhood.edges:
         arrow = "-.->" if edge.kind in ("contains", "imports") else "-->"
         lines.append(f"    {edge.source} {arrow}|{edge.kind}| {edge.target}")
     lines += [
@@ -82,9 +82,9 @@ def to_mermaid(hood: Neighbourhood) -> str:
         "    classDef external fill:#eeeeee,stroke:#bdbdbd,color:#555",
     ]
     for cls, members in (
-        ("focal", [n.id for n in hood.nodes if n.focal]),
-        ("more", [n.id for n in hood.nodes if n.kind == "more"]),
-        ("external", [n.id for n in hood.nodes if n.external]),
+        ("focal", [n.id for n in neighbourhood.nodes if n.focal]),
+        ("more", [n.id for n in neighbourhood.nodes if n.kind == "more"]),
+        ("external", [n.id for n in neighbourhood.nodes if n.external]),
     ):
         if members:
             lines.append(f"    class {','.join(members)} {cls}")
@@ -124,30 +124,30 @@ def _dot_node(node: Node) -> str:
     return f"    {node.id} [{', '.join(attrs)}];"
 
 
-def to_dot(hood: Neighbourhood) -> str:
+def to_dot(neighbourhood: Neighbourhood) -> str:
     lines = [
         "digraph hookgraph {",
-        f'    label="{dot_text(f"hookgraph graph {hood.symbol} --depth {hood.depth}")}";',
+        f'    label="{dot_text(f"hookgraph graph {neighbourhood.symbol} --depth {neighbourhood.depth}")}";',
         '    graph [rankdir="LR", fontsize=10, charset="UTF-8"];',
         '    node [shape="box", style="rounded", fontname="Helvetica", fontsize=11];',
         '    edge [fontname="Helvetica", fontsize=9];',
     ]
-    lines += [_dot_node(node) for node in hood.nodes]
-    for edge in hood.edges:
+    lines += [_dot_node(node) for node in neighbourhood.nodes]
+    for edge in neighbourhood.edges:
         lines.append(f'    {edge.source} -> {edge.target} [label="{edge.kind}"{_DOT_EDGE_STYLE.get(edge.kind, "")}];')
     lines.append("}")
     return "\n".join(lines) + "\n"
 
 
-def to_json(hood: Neighbourhood) -> str:
-    return json.dumps(hood.to_json(), indent=2, ensure_ascii=False) + "\n"
+def to_json(neighbourhood: Neighbourhood) -> str:
+    return json.dumps(neighbourhood.to_json(), indent=2, ensure_ascii=False) + "\n"
 
 
-def render(hood: Neighbourhood, fmt: str) -> str:
+def render(neighbourhood: Neighbourhood, fmt: str) -> str:
     if fmt == "mermaid":
-        return to_mermaid(hood)
+        return to_mermaid(neighbourhood)
     if fmt == "dot":
-        return to_dot(hood)
+        return to_dot(neighbourhood)
     if fmt == "json":
-        return to_json(hood)
+        return to_json(neighbourhood)
     raise ValueError(f"unknown format {fmt!r}: use one of {', '.join(FORMATS)}")

@@ -282,7 +282,7 @@ def _sync(
         # --reembed asks the model for every vector: no cache and no snapshot is read
         sources = [] if reembed else list(snapshots) if defer_offers else offering_sources(root, caches, snapshots, database)
         rule = no_embed.load_rule(root)
-        embed = _Vectors(store, embedder, root, Offers(sources), priority, rule)
+        embed = _VectorFinder(store, embedder, root, Offers(sources), priority, rule)
         text_chunks = filters.text_chunks_wanted(root)
         if not full:  # even with nothing to do: a switched model is reported at once
             embed.check_model()
@@ -478,7 +478,7 @@ def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
     prepare_directory(directory, warnings)
 
 
-def _store_file(store: Store, path: str, entry: git.Entry, read: FileRead, embed: _Vectors,
+def _store_file(store: Store, path: str, entry: git.Entry, read: FileRead, embed: _VectorFinder,
                 report: SyncReport) -> None:
     """Write one file as :func:`hookgraph.sync.parallel.read_file` read it: its units, or why it is skipped."""
     store.delete_units_of(path)
@@ -521,7 +521,7 @@ def _apply_rule(store: Store, rule: no_embed.NoEmbedRule) -> set[str]:
     return again
 
 
-def _write_units(store: Store, read: FileRead, embed: _Vectors) -> tuple[int, int]:
+def _write_units(store: Store, read: FileRead, embed: _VectorFinder) -> tuple[int, int]:
     """Insert the file's units (each with its vector, or queued for one) and edges; returns units truncated and split.
 
     A unit the no-embed rule excludes is never queued: it takes a vector
@@ -596,7 +596,7 @@ def _indexed_paths(store: Store) -> set[str]:
     return set(store.paths_with_status("indexed"))
 
 
-class _Vectors:
+class _VectorFinder:
     """Finds each unit's vector without the model, and queues the texts nobody has embedded yet.
 
     In order: the index's own vectors, its revive cache (a revert, a file
