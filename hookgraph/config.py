@@ -42,6 +42,8 @@ import sys
 from pathlib import Path
 from typing import Any, Union
 
+from hookgraph.errors import HookgraphError
+
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
@@ -53,7 +55,7 @@ CONFIG_DIR = ".hookgraph"
 CONFIG_FILE = "config.toml"
 
 
-class ConfigError(Exception):
+class ConfigError(HookgraphError):
     """The settings file cannot be read; the message names the file and the problem."""
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import NoReturn
 
+from hookgraph.errors import HookgraphError
+
 #: Variables git sets inside hooks. They must reach git when we operate on the
 #: repository the hook runs for (``GIT_INDEX_FILE`` is the index being
 #: committed), and must be dropped when running git anywhere else.
@@ -43,7 +45,7 @@ LISTED_MODES = (*REGULAR_MODES, SYMLINK_MODE, GITLINK_MODE)
 ZERO_SHA = "0" * 40
 
 
-class GitError(Exception):
+class GitError(HookgraphError):
     """A git command failed; the message is one line fit for the user."""
 
 

@@ -181,12 +181,9 @@ def _changes_since(root: Path, store: Any, rev: str, results: list[Any], query: 
     """``--since``: each result's change (set on the result) and the report; a revision that names no commit
     is a usage error."""
     from hookgraph.search.result import query_words
-    from hookgraph.search.since import SinceError, changes_since
+    from hookgraph.search.since import changes_since
 
-    try:
-        report = changes_since(root, store, rev, results, query_words(query), until)
-    except SinceError as exc:
-        raise UserError(str(exc)) from None
+    report = changes_since(root, store, rev, results, query_words(query), until)  # SinceError: one line, exit 2
     for r in results:
         r.change = report.changes.get(r.unit.id)
     return report
@@ -194,12 +191,9 @@ def _changes_since(root: Path, store: Any, rev: str, results: list[Any], query: 
 
 def _kinds(kind_names: str) -> Any:
     """``--kind`` read into the search's filter; a name that is no kind is a usage error listing the known ones."""
-    from hookgraph.search.kinds import KindError, read_kinds
+    from hookgraph.search.kinds import read_kinds
 
-    try:
-        return read_kinds(kind_names)
-    except KindError as exc:
-        raise UserError(str(exc)) from None
+    return read_kinds(kind_names)  # KindError: one line, exit 2 (one_line_errors)
 
 
 def _check_language(language: str) -> None:

@@ -20,6 +20,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from hookgraph.errors import HookgraphError
+
 if TYPE_CHECKING:  # the store (apsw) is imported by the commands that open one
     from hookgraph.store import Store
 
@@ -52,7 +54,7 @@ def terminal_safe_block(text: str) -> str:
     return _UNSAFE_IN_BLOCK.sub(_escape, text)
 
 
-class UserError(click.ClickException):
+class UserError(HookgraphError, click.ClickException):
     """An error the user can act on: one line, exit code 2."""
 
     exit_code = EXIT_USAGE
@@ -61,37 +63,10 @@ class UserError(click.ClickException):
         click.echo(f"hookgraph: {terminal_safe(self.format_message())}", err=True)
 
 
-def _known_errors() -> tuple[type[BaseException], ...]:
-    from hookgraph.git import GitError
-    from hookgraph.search.graph import SymbolNotFound
-    from hookgraph.store.lock import LockTimeout
-    from hookgraph.store import StoreError
-    from hookgraph.sync import SyncError
-
-    from hookgraph.config import ConfigError
-    from hookgraph.sync.hooks import HookUsageError
-    from hookgraph.models.presets import GGUFFormatError
-    from hookgraph.sync.overlay import OverlayError
-
-    errors: list[type[BaseException]] = [GitError, StoreError, SyncError, LockTimeout, SymbolNotFound,
-                                         ConfigError, HookUsageError, GGUFFormatError, OverlayError]
-    try:
-        from hookgraph.embed import EmbedderError
-
-        errors.append(EmbedderError)
-    except ImportError:  # pragma: no cover - the embedder module is part of the package
-        pass
-    try:
-        from hookgraph.models.convert import ConversionError
-
-        errors.append(ConversionError)
-    except ImportError:  # pragma: no cover
-        pass
-    return tuple(errors)
-
-
 def one_line_errors(func: F) -> F:
-    """Turn our exceptions into one-line errors; Ctrl-C into one line too."""
+    """The one place a command's failure becomes what the user sees: a :class:`HookgraphError` its one line
+    and exit 2, a file we could not write or SQLite's failure their real cause, Ctrl-C one line and exit 130,
+    anything else an internal error (``HOOKGRAPH_DEBUG=1`` lets the traceback through)."""
 
     @wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -109,7 +84,7 @@ def one_line_errors(func: F) -> F:
         except Exception as exc:
             if os.environ.get("HOOKGRAPH_DEBUG"):
                 raise
-            if isinstance(exc, _known_errors()):
+            if isinstance(exc, HookgraphError):
                 raise UserError(str(exc)) from None
             if isinstance(exc, OSError) and exc.filename:  # a file of ours we could not write: its cause, in words
                 raise UserError(os_error_line(exc)) from None

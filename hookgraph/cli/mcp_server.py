@@ -290,13 +290,7 @@ class Tools:
         self.ws = workspace
 
     def _run(self, answer: Any) -> Any:
-        from hookgraph.embed import EmbedderError
-        from hookgraph.git import GitError
-        from hookgraph.search.graph import SymbolNotFound
-        from hookgraph.store.lock import LockTimeout
-        from hookgraph.sync.overlay import OverlayError
-        from hookgraph.store import StoreError
-        from hookgraph.sync import SyncError
+        from hookgraph.errors import HookgraphError
 
         with self.ws.lock:
             try:
@@ -305,7 +299,7 @@ class Tools:
                     return answer(store, view)
             except ToolError:
                 raise
-            except (SymbolNotFound, OverlayError, StoreError, SyncError, GitError, EmbedderError, LockTimeout) as exc:
+            except HookgraphError as exc:
                 raise ToolError(" ".join(str(exc).split())) from None
             except Exception as exc:
                 if os.environ.get("HOOKGRAPH_DEBUG"):

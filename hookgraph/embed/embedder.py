@@ -46,6 +46,7 @@ from hookgraph.llama.calls import interrupts_deferred, quiet_llama
 from hookgraph.embed.model_file import cached_metadata, read_sha256_sidecar, sha256_file
 from hookgraph.models import default_model_path
 from hookgraph.models.presets import GGUFFormatError, Preset, detect_preset
+from hookgraph.errors import HookgraphError
 
 if TYPE_CHECKING:  # pragma: no cover
     import numpy as np  # imported late at run time too: ~80 ms a code-free hook need not pay
@@ -53,7 +54,7 @@ if TYPE_CHECKING:  # pragma: no cover
 __all__ = ["Embedder", "EmbedderError"]
 
 
-class EmbedderError(Exception):
+class EmbedderError(HookgraphError):
     """The model cannot be used; the message is one line naming the file and the fix."""
 
 

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from hookgraph.store import Store, quantize
 from hookgraph.store.lock import write_lock
+from hookgraph.errors import HookgraphError
 from hookgraph.store.trust import distrusted_sources, still_distrusted
 
 if TYPE_CHECKING:
@@ -53,7 +54,7 @@ RATE_KEY, UPDATED_KEY, DONE_KEY = "embedder_rate", "embedder_updated", "embedder
 NO_CACHE_META = "reembed_no_cache"
 
 
-class EmbedMismatch(Exception):
+class EmbedMismatch(HookgraphError):
     """The queue was filled for another model or recipe than the embedder at hand; the message says what to do."""
 
 

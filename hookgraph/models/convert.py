@@ -33,6 +33,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Iterator
 
+from hookgraph.errors import HookgraphError
+
 if TYPE_CHECKING:  # numpy and gguf load inside the functions: importing this module stays cheap
     import numpy as np
 
@@ -62,7 +64,7 @@ _SAFETENSORS_DTYPES: dict[str, str] = {
 }
 
 
-class ConversionError(Exception):
+class ConversionError(HookgraphError):
     """A folder we cannot convert; the message is one line, fit for a user."""
 
 

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
+from hookgraph.errors import HookgraphError
+
 #: llama.cpp pooling types (``enum llama_pooling_type``), kept here as plain
 #: ints so this module needs neither gguf nor llama_cpp at import.
 POOLING_NONE, POOLING_MEAN, POOLING_CLS, POOLING_LAST = 0, 1, 2, 3
@@ -132,7 +134,7 @@ def detect_preset(name: str = "", architecture: str = "", filename: str = "") ->
 # GGUF metadata without llama.cpp
 
 
-class GGUFFormatError(ValueError):
+class GGUFFormatError(HookgraphError, ValueError):
     """The file is not a GGUF file we can read."""
 
 

@@ -49,9 +49,10 @@ from hookgraph.parse.qualnames import ends_with, last_part, spellings, split_qua
 from hookgraph.search.declared import declared_type, type_names
 from hookgraph.search.paths import TS_DECLARATION_SUFFIXES, is_test_path
 from hookgraph.store import Store, UnitRow
+from hookgraph.errors import HookgraphError
 
 
-class SymbolNotFound(Exception):
+class SymbolNotFound(HookgraphError):
     """No unit has that name; the message says so."""
 
 

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from hookgraph.parse.units import UNIT_KINDS
 from hookgraph.search.paths import is_test_path
+from hookgraph.errors import HookgraphError
 
 if TYPE_CHECKING:
     from hookgraph.store import Store, UnitRow, UnitSubset
@@ -37,7 +38,7 @@ GROUPS = {
 }
 
 
-class KindError(ValueError):
+class KindError(HookgraphError, ValueError):
     """A ``--kind`` value that names no kind and no group."""
 
 

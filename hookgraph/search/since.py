@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from hookgraph import git
 from hookgraph.parse.words import identifier_words
 from hookgraph.search.lines import Range, commits_that_changed
+from hookgraph.errors import HookgraphError
 
 if TYPE_CHECKING:
     from hookgraph.parse import CodeUnit
@@ -46,7 +47,7 @@ MAX_BLOB_BYTES = 2_000_000
 RENAME_ROUNDS = 3
 
 
-class SinceError(ValueError):
+class SinceError(HookgraphError, ValueError):
     """A ``--since`` revision that names no commit, or a repository with nothing to compare."""
 
 

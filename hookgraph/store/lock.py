@@ -15,8 +15,10 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from hookgraph.errors import HookgraphError
 
-class LockTimeout(Exception):
+
+class LockTimeout(HookgraphError):
     """Another hookgraph process held the lock for longer than we were willing to wait."""
 
 

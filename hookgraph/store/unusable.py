@@ -10,9 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 
 from hookgraph.store import faults
+from hookgraph.errors import HookgraphError
 
 
-class StoreError(Exception):
+class StoreError(HookgraphError):
     """The database cannot be used as it is; the message says what to do.
 
     ``cause`` is one of :data:`hookgraph.store.faults.CAUSES` when it is

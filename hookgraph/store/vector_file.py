@@ -40,6 +40,8 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 
+from hookgraph.errors import HookgraphError
+
 __all__ = ["MAGIC", "KEY_BYTES", "Record", "VectorFile", "VectorFileError", "decode", "encode", "encode_file",
            "is_vector_file", "read", "union"]
 
@@ -57,7 +59,7 @@ MAX_HEADER = 4096
 MAX_FILE_BYTES = 512 << 20
 
 
-class VectorFileError(ValueError):
+class VectorFileError(HookgraphError, ValueError):
     """A snapshot that is not a well-formed vector file; the message says what is wrong with it."""
 
 

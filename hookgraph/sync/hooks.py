@@ -59,6 +59,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from hookgraph import git
+from hookgraph.errors import HookgraphError
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
@@ -85,7 +86,7 @@ _REWRITING = frozenset({"p", "pick", "r", "reword", "e", "edit", "s", "squash", 
 DEFAULT_LOCK_TIMEOUT = 10.0
 
 
-class HookUsageError(Exception):
+class HookUsageError(HookgraphError):
     """The hook name is unknown; the message says which ones exist."""
 
 

@@ -61,6 +61,7 @@ from hookgraph.sync import crash_guard
 from hookgraph.sync.freshness import diff_maps, indexed_commit
 from hookgraph.sync.target import unreadable_line, untracked_left_out_line
 from hookgraph.store import SIDECARS, VOLATILE_META, Store, StoreError, db_path
+from hookgraph.errors import HookgraphError
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
@@ -73,7 +74,7 @@ EMBED_SECONDS = 0.5
 OVERLAY_FILENAME = "worktree.db"
 
 
-class OverlayError(Exception):
+class OverlayError(HookgraphError):
     """The view cannot be built (no index, a model mismatch); the message says what to do."""
 
 

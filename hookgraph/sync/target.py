@@ -14,6 +14,7 @@ from pathlib import Path
 from hookgraph import git
 from hookgraph.parse.filters import DEFAULT_MAX_BYTES
 from hookgraph.plural import count, verb
+from hookgraph.errors import HookgraphError
 
 TARGETS = ("head", "index", "worktree")
 #: At most this many untracked files join a working-tree target (the MCP server's view, ``index --worktree``):
@@ -21,7 +22,7 @@ TARGETS = ("head", "index", "worktree")
 MAX_UNTRACKED = 200
 
 
-class SyncError(Exception):
+class SyncError(HookgraphError):
     """The sync cannot proceed; the message is one line for the user."""
 
 
