@@ -15,6 +15,7 @@ from pathlib import Path
 
 import hookgraph
 from hookgraph.errors import HookgraphError
+from hookgraph.git import no_git_env
 
 
 def _error_classes() -> dict[str, type[BaseException]]:
@@ -49,9 +50,10 @@ def test_errors_that_were_value_errors_still_are() -> None:
 
 def test_a_hookgraph_error_is_one_line_and_exit_2(tmp_path: Path) -> None:
     """Through the real command line: the error's own line after ``hookgraph:``, no traceback."""
-    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    env = no_git_env()  # a suite run from inside a git hook must not reach the outer repository
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True, env=env)
     done = subprocess.run([sys.executable, "-m", "hookgraph.cli", "ask", "x", "--kind", "nosuchkind"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+                          cwd=tmp_path, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 2, done.stderr
     lines = done.stderr.splitlines()
     assert len(lines) == 1 and lines[0].startswith("hookgraph: ") and "nosuchkind" in lines[0], done.stderr
