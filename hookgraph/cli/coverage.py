@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from hookgraph.parse.languages import REGISTRY, display_name
 from hookgraph.parse.qualnames import ends_with, last_part, spellings
@@ -59,9 +59,7 @@ class LanguageCoverage:
 
 def language_coverage(store: Any) -> list[LanguageCoverage]:
     """Every language with files in the index, most files first (``unknown`` last)."""
-    rows = cast("list[tuple[str | None, str, int]]", store.db.execute(
-        "SELECT language, status, count(*) FROM files GROUP BY language, status"
-    ).fetchall())
+    rows = store.files_by_language_and_status()
     by_language: dict[str | None, LanguageCoverage] = {}
     for language, status, count in rows:
         entry = by_language.setdefault(language, LanguageCoverage(language))

@@ -211,9 +211,7 @@ def not_embedded(store: Store, rule: NoEmbedRule) -> dict[str, int]:
     from collections import Counter
 
     reasons: Counter[str] = Counter()
-    for path, kind, start, end in store.db.execute(
-        "SELECT path, kind, start_line, end_line FROM units WHERE vector_id IS NULL AND text_hash IS NULL"
-    ):
+    for path, kind, start, end in store.units_without_vector():
         why = rule.reason(path, kind, start, end)
         if why is not None:
             reasons[why] += 1
@@ -234,7 +232,7 @@ def not_embedded_by_kind(store: Store, rule: NoEmbedRule) -> dict[str, dict[str,
 
 def rule_applied(store: Store, rule: NoEmbedRule) -> bool:
     """Whether the index's units were written (or brought in line) under ``rule``."""
-    return store.get_meta(RULE_META) == rule.fingerprint or not store.integer("SELECT count(*) FROM files")
+    return store.get_meta(RULE_META) == rule.fingerprint or not store.file_count()
 
 
 _DEFAULT_TESTS = (("tests", tuple(p.lower() for p in DEFAULT_RULE["tests"])),)

@@ -34,7 +34,7 @@ would read every edge of the repository for a handful of texts. Recency
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from hookgraph.embed.no_embed import looks_like_test
 from hookgraph.parse.units import CodeUnit
@@ -91,9 +91,7 @@ def uses_by_name(store: Store) -> Counter[str]:
     """How often the repository's code uses each name, by the edges the parser recorded (names only, as
     written: two classes of one name share their count)."""
     uses: Counter[str] = Counter()
-    for kind, written, count in cast("list[tuple[str, str, int]]", store.db.execute(
-            "SELECT kind, CASE kind WHEN 'types' THEN target_full ELSE target END AS used, count(*) FROM edges "
-            f"WHERE kind IN ({', '.join('?' * len(USE_KINDS))}) GROUP BY kind, used", USE_KINDS).fetchall()):
+    for kind, written, count in store.use_counts(USE_KINDS):
         if kind == "types":  # the variable is the target; its type is written in target_full (``=T``: built as T)
             names = type_names(str(written or "").removeprefix("="))
             written = names[0] if names else ""
@@ -110,9 +108,7 @@ def rank_by_use(store: Store, tier: int) -> int:
     A text shared by several units takes its most used one; ties keep the usefulness classes (documented
     definitions, undocumented containers, other code) and then the sync's order.
     """
-    rows = cast("list[tuple[bytes, int, str, str, str, str]]", store.db.execute(
-        "SELECT p.text_hash, p.seq, u.name, u.kind, u.path, u.docstring FROM pending p "
-        "JOIN units u ON u.text_hash = p.text_hash WHERE p.priority = ?", (tier * SPAN + CODE,)).fetchall())
+    rows = store.queued_code(tier * SPAN + CODE)
     if not rows:
         return 0
     uses = uses_by_name(store)
@@ -122,5 +118,5 @@ def rank_by_use(store: Store, tier: int) -> int:
         best[bytes(text_hash)] = min(best.get(bytes(text_hash), key), key)
     ordered = sorted(best, key=lambda h: best[h])
     numbers = sorted(key[2] for key in best.values())
-    store.db.executemany("UPDATE pending SET seq = ? WHERE text_hash = ?", list(zip(numbers, ordered)))
+    store.renumber_pending(zip(numbers, ordered))
     return len(ordered)

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import cast
 
 from hookgraph.parse.languages import REGISTRY, LanguageSpec
 from hookgraph.parse.qualnames import ends_with, last_part, spellings, split_qualname
@@ -394,8 +393,7 @@ def _module_is_ours(store: Store, segments: list[str]) -> bool:
     if segments[0] in _OUTSIDE_ROOTS:
         return False
     folders = "/".join(segments[:2])
-    return store.db.execute("SELECT 1 FROM files WHERE '/' || path LIKE ? LIMIT 1",
-                            (f"%/{folders}%",)).fetchone() is not None
+    return store.has_file_under(folders)
 
 
 def _declared_home(store: Store, members: list[UnitRow], origin: UnitRow) -> Resolution:
@@ -495,13 +493,8 @@ def _bare_elsewhere(store: Store, target: str, options: list[UnitRow], origin: U
 def _imported_modules(store: Store, path: str, name: str) -> list[list[str]]:
     """The module path of each import of ``name`` by the file, as segments (``../utils:run`` -> ``[utils]``,
     ``crate::runtime::driver::Driver`` -> ``[runtime, driver]``)."""
-    rows = cast("list[tuple[str]]", store.db.execute(  # a file imports tens of names: filtered here
-        "SELECT coalesce(e.target_full, e.target) FROM units u JOIN edges e ON e.source_unit = u.id "
-        "WHERE u.path = ? AND e.kind = 'imports'",
-        (path,),
-    ).fetchall())
     modules = []
-    for (full,) in rows:
+    for full in store.imports_of_file(path):  # a file imports tens of names: filtered here
         written = [p for p in _MODULE_PARTS.split(full) if p]
         parts = [p for p in written if p not in _PATH_ROOTS]
         if parts and parts[-1] == name and (len(parts) >= 2 or written[0] in _PATH_ROOTS):
@@ -530,12 +523,7 @@ def _path_segments(path: str) -> list[str]:
 
 def _imports_everything(store: Store, path: str) -> bool:
     """The file imports a module's every name (``from x import *``, ``use super::*``, ``export * from``)."""
-    row = store.db.execute(
-        "SELECT 1 FROM units u JOIN edges e ON e.source_unit = u.id WHERE u.path = ? AND e.kind = 'imports' "
-        "AND (e.target = '*' OR e.target_full LIKE '%*') LIMIT 1",
-        (path,),
-    ).fetchone()
-    return row is not None
+    return store.imports_everything(path)
 
 
 _GO_RECEIVER = re.compile(r"^func\s*\(\s*([A-Za-z_]\w*)\s")
@@ -612,11 +600,7 @@ def _methods_of_class_named_like(methods: list[UnitRow], variable: str) -> list[
 
 def _subclasses(store: Store, name: str) -> set[str]:
     """Names of the classes that declare ``name`` as a base."""
-    rows = store.db.execute(
-        "SELECT u.name FROM edges e JOIN units u ON u.id = e.source_unit WHERE e.kind = 'inherits' AND e.target = ?",
-        (name,),
-    ).fetchall()
-    return {cast(str, r[0]) for r in rows}  # units.name is TEXT NOT NULL
+    return store.subclass_names(name)
 
 
 #: How many generations of base classes an inherited call is looked up in.
@@ -633,13 +617,7 @@ def _ancestors(store: Store, qualname: str) -> set[str]:
     found: set[str] = set()
     names, fulls = {last_part(qualname)}, {qualname}
     for _ in range(_ANCESTOR_DEPTH):
-        wanted = sorted(names | fulls)
-        marks = ",".join("?" * len(wanted))
-        rows = cast("list[tuple[str, str]]", store.db.execute(
-            "SELECT e.target, coalesce(e.target_full, e.target) FROM edges e JOIN units u ON u.id = e.source_unit "
-            f"WHERE e.kind = 'inherits' AND (u.name IN ({marks}) OR u.qualname IN ({marks}))",
-            (*wanted, *wanted),
-        ).fetchall())
+        rows = store.bases_of(sorted(names | fulls))
         names = {last_part(target) for target, _ in rows} - found
         fulls = {full for _, full in rows}
         if not names:
@@ -651,12 +629,7 @@ def _ancestors(store: Store, qualname: str) -> set[str]:
 def _imported_from_outside(store: Store, path: str, name: str) -> bool:
     """``name`` is a module the file imports by an absolute name we do not have a file for."""
     # Edges have no path (schema 4): the file's edges are those of its units (both sides indexed).
-    rows = cast("list[tuple[str]]", store.db.execute(  # target TEXT NOT NULL
-        "SELECT coalesce(e.target_full, e.target) FROM units u JOIN edges e ON e.source_unit = u.id "
-        "WHERE u.path = ? AND e.kind = 'imports' AND e.target = ?",
-        (path, name),
-    ).fetchall())
-    return any(not full.startswith(".") and not full.startswith("/") for (full,) in rows)
+    return any(not full.startswith(".") and not full.startswith("/") for full in store.imports_of_name(path, name))
 
 
 def find_symbol(store: Store, symbol: str) -> list[UnitRow]:

@@ -579,7 +579,7 @@ def _with_path_candidates(
     ranking's path lift decide).
     """
     matches = []
-    for (path,) in store.db.execute("SELECT path FROM files"):
+    for path in store.file_paths():
         pw = path_words(path)
         hit = matched_words(words, pw.stem | pw.folders)
         if hit:

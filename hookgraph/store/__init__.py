@@ -9,6 +9,7 @@ each with one job:
   store       :class:`Store`: opening, checking contents, meta, closing; built on
   writes      the writes of one sync and of the embedder, built on
   reads       the queries (full text, KNN, edges, the embedding queue, counts),
+  edge_reads  the questions about edges (imports, bases, declared types, use counts),
   base        the open connection and the helpers every query goes through.
   vectors     how an embedding is stored (int8) and a window's key.
   paths       where the database lives; symlink refusal, quarantine, removal.
