@@ -112,15 +112,13 @@ def _code_identifier(query: str) -> bool:
 def _defined(store: Any, symbol: str) -> bool:
     """Whether a code unit is named ``symbol``, in any spelling, or its qualified name ends with it
     (``TestPartResultArray::size`` is ``testing::TestPartResultArray::size``)."""
-    names = spellings(symbol)
-    marks = ",".join("?" * len(names))
-    rows = store.units_where(f"qualname IN ({marks}) OR name IN ({marks})", (*names, *names))
+    rows = store.units_named_any(spellings(symbol))
     if any(r.kind not in _NOT_DEFINITIONS for r in rows):
         return True
     short = last_part(symbol)
     return short != symbol and any(
         r.kind not in _NOT_DEFINITIONS and ends_with(r.qualname, symbol)
-        for r in store.units_where("name = ?", (short,))
+        for r in store.units_named(short)
     )
 
 

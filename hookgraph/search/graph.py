@@ -124,7 +124,7 @@ COMMON_METHOD_NAMES = frozenset("""
 def _definitions(store: Store, name: str, cache: dict[str, list[UnitRow]] | None = None) -> list[UnitRow]:
     if cache is not None and name in cache:
         return cache[name]
-    rows = [r for r in store.units_where("name = ?", (name,)) if r.kind not in ("file", "section")]
+    rows = [r for r in store.units_named(name) if r.kind not in ("file", "section")]
     if cache is not None:
         cache[name] = rows
     return rows
@@ -412,7 +412,7 @@ def _declared_home(store: Store, members: list[UnitRow], origin: UnitRow) -> Res
 def _spelled(store: Store, qualname: str) -> list[UnitRow]:
     """Definitions whose qualified name is ``qualname`` in any language's spelling (a Perl package's unit)."""
     names = spellings(qualname)
-    return [r for r in store.units_where(f"qualname IN ({','.join('?' * len(names))})", names)
+    return [r for r in store.units_with_qualnames(names)
             if r.kind not in ("file", "section")]
 
 
@@ -636,9 +636,9 @@ def find_symbol(store: Store, symbol: str) -> list[UnitRow]:
     """Units named by ``symbol``: a qualified name in any language's spelling
     (``Session.request``, ``Net::HTTP::get`` or ``Net.HTTP.get``) or a bare name."""
     names = spellings(symbol)
-    rows = store.units_where(f"qualname IN ({','.join('?' * len(names))})", names)
+    rows = store.units_with_qualnames(names)
     if not rows:
-        rows = store.units_where("name = ?", (last_part(symbol),))
+        rows = store.units_named(last_part(symbol))
         if len(names) > 1:
             rows = [r for r in rows if ends_with(r.qualname, symbol)] or rows
     rows = [r for r in rows if r.kind not in ("file", "section")]

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, cast
 import apsw
 
 from hookgraph.store.edge_reads import EdgeReads
+from hookgraph.store.unit_lookups import UNIT_COLUMNS, UnitLookups, UnitRow
 from hookgraph.store.vectors import quantize
 
 if TYPE_CHECKING:  # numpy is imported where vectors are handled: a hook that
@@ -35,23 +36,6 @@ class UncheckedVector:
     #: The int8 windows as stored, in order.
     windows: list[bytes]
     truncated: bool
-
-
-@dataclass(frozen=True)
-class UnitRow:
-    """A unit as read back from the store."""
-
-    id: int
-    path: str
-    kind: str
-    name: str
-    qualname: str
-    parent: str | None
-    start_line: int
-    end_line: int
-    language: str
-    signature: str
-    docstring: str
 
 
 @dataclass(frozen=True)
@@ -82,11 +66,9 @@ class UnitSubset:
         return ("(" + " OR ".join(parts) + ")" if parts else "0"), params
 
 
-UNIT_COLUMNS = "id, path, kind, name, qualname, parent, start_line, end_line, language, signature, docstring"
-
-
-class StoreReads(EdgeReads):
-    """The read queries of :class:`~hookgraph.store.Store` (the questions about edges in :class:`EdgeReads`)."""
+class StoreReads(EdgeReads, UnitLookups):
+    """The read queries of :class:`~hookgraph.store.Store` (questions about edges in :class:`EdgeReads`, lookups
+    of units by name and place in :class:`UnitLookups`)."""
 
     # -- files --------------------------------------------------------------------
 
@@ -129,9 +111,6 @@ class StoreReads(EdgeReads):
 
     def units_by_ids(self, ids: Iterable[int]) -> dict[int, UnitRow]:
         return {row[0]: UnitRow(*row) for row in self.rows_in(f"SELECT {UNIT_COLUMNS} FROM units WHERE id IN ({{in}})", ids)}
-
-    def units_where(self, clause: str, params: Sequence[Any] = ()) -> list[UnitRow]:
-        return [UnitRow(*row) for row in self.db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE {clause}", params)]
 
     def qualnames_starting(self, prefix: str, limit: int) -> list[str]:
         """The first ``limit`` qualified names of definitions (not files or sections) that start with
