@@ -34,14 +34,12 @@ would read every edge of the repository for a handful of texts. Recency
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from hookgraph.embed.no_embed import looks_like_test
 from hookgraph.parse.units import CodeUnit
 from hookgraph.parse.written_types import type_names
-
-if TYPE_CHECKING:
-    from hookgraph.store import Store
 
 __all__ = ["CODE", "SPAN", "queue_priority", "rank_by_use", "usefulness"]
 
@@ -87,7 +85,18 @@ def queue_priority(tier: int, unit: CodeUnit) -> int:
     return tier * SPAN + (CODE if CODE <= kind <= 4 else kind)
 
 
-def uses_by_name(store: Store) -> Counter[str]:
+class QueueIndex(Protocol):
+    """What ordering the queue asks of the index: the syncing stage hands its open store in (this module never
+    imports the store, a later stage; :class:`hookgraph.store.Store` answers these)."""
+
+    def use_counts(self, kinds: Sequence[str]) -> list[tuple[str, str, int]]: ...
+
+    def queued_code(self, priority: int) -> list[tuple[bytes, int, str, str, str, str]]: ...
+
+    def renumber_pending(self, seqs: Iterable[tuple[int, bytes]]) -> None: ...
+
+
+def uses_by_name(store: QueueIndex) -> Counter[str]:
     """How often the repository's code uses each name, by the edges the parser recorded (names only, as
     written: two classes of one name share their count)."""
     uses: Counter[str] = Counter()
@@ -101,7 +110,7 @@ def uses_by_name(store: Store) -> Counter[str]:
     return uses
 
 
-def rank_by_use(store: Store, tier: int) -> int:
+def rank_by_use(store: QueueIndex, tier: int) -> int:
     """Order the tier's queued code most used first, in place (within the rows' own ``seq`` numbers, so texts
     queued later still come after); returns how many texts were ordered.
 
