@@ -2,17 +2,12 @@
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
+from store_helpers import synced_database
 
-from hookgraph.store import Store, db_path
-from hookgraph.sync import read_target, sync
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import make_repo  # noqa: E402
+from hookgraph.store import Store
 
 BILLING = """import os
 from shop.base import Account
@@ -40,9 +35,7 @@ FILES = {
 
 @pytest.fixture(scope="module")
 def store(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Store]:
-    root = make_repo(tmp_path_factory.mktemp("edges") / "repo", FILES)
-    sync(root, read_target(root, "head"))
-    with Store(db_path(root)) as opened:
+    with Store(synced_database(tmp_path_factory.mktemp("edges"), FILES)) as opened:
         yield opened
 
 

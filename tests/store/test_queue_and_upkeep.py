@@ -3,27 +3,17 @@ copy, compaction, meta removal, the queue's renumbering and units that stop wait
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import numpy as np
+from store_helpers import synced_database
 
-from hookgraph.store import Store, db_path
-from hookgraph.sync import read_target, sync
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import make_repo  # noqa: E402
+from hookgraph.store import Store
 
 FILES = {
     "shop/util.py": "def helper_one():\n    return 1\n\n\ndef helper_two():\n    return 2\n\n\n"
                     "def helper_three():\n    return 3\n",
 }
-
-
-def synced(where: Path) -> Path:
-    root = make_repo(where / "repo", FILES)
-    sync(root, read_target(root, "head"))
-    return db_path(root)
 
 
 def test_a_read_snapshot_does_not_see_a_later_write(tmp_path: Path) -> None:
@@ -43,7 +33,7 @@ def test_a_read_snapshot_does_not_see_a_later_write(tmp_path: Path) -> None:
 
 
 def test_the_online_copy_is_a_whole_store(tmp_path: Path) -> None:
-    database = synced(tmp_path)
+    database = synced_database(tmp_path, FILES)
     dest = tmp_path / "copy.db"
     with Store(database) as store:
         store.copy_to(dest)
@@ -79,7 +69,7 @@ def test_a_meta_key_is_forgotten(tmp_path: Path) -> None:
 
 
 def test_queued_code_and_its_renumbering_set_the_embedders_order(tmp_path: Path) -> None:
-    with Store(synced(tmp_path)) as store:
+    with Store(synced_database(tmp_path, FILES)) as store:
         order = store.next_pending(100)
         by_hash = {h: text for h, _, text in order}
         tiers = {store.pending_of_units([u.id])[u.id][0]: u.name
@@ -98,7 +88,7 @@ def test_queued_code_and_its_renumbering_set_the_embedders_order(tmp_path: Path)
 
 
 def test_units_stop_waiting_and_the_rule_sees_which_lack_a_vector(tmp_path: Path) -> None:
-    with Store(synced(tmp_path)) as store:
+    with Store(synced_database(tmp_path, FILES)) as store:
         lacking = {uid: (path, kind, bool(waiting)) for uid, path, kind, _s, _e, waiting in store.units_lacking_vector()}
         functions = [u.id for u in store.units_named_any(["helper_one", "helper_two", "helper_three"])]
         assert set(functions) <= set(lacking) and all(lacking[u][2] for u in functions)
