@@ -228,7 +228,7 @@ def resolve(
         own_class = origin.parent if origin and _is_method(origin) else None
         same = [c for c in methods if c.path == here and c.parent == own_class]
         if same and own_class:  # and the overrides of the classes that extend it
-            subclasses = _subclasses(store, last_part(own_class))
+            subclasses = store.subclass_names(last_part(own_class))
             same += [c for c in methods if c.parent and last_part(c.parent) in subclasses]
         if not same and own_class and origin is not None:  # not its own: the classes it extends define it
             same = _inherited_methods(store, methods, origin)
@@ -485,7 +485,7 @@ def _bare_elsewhere(store: Store, target: str, options: list[UnitRow], origin: U
     if origin.language not in _IMPORT_SCOPED:
         return Resolution(options)
     pool = options if is_test_path(origin.path) else [c for c in options if not is_test_path(c.path)]
-    if (modules or _imports_everything(store, origin.path)) and len({c.path for c in pool}) == 1:
+    if (modules or store.imports_everything(origin.path)) and len({c.path for c in pool}) == 1:
         return Resolution(pool)
     return Resolution([], maybe=options)
 
@@ -519,11 +519,6 @@ def _path_segments(path: str) -> list[str]:
     if len(parts) > 1 and parts[-1] in ("__init__", "index", "mod"):
         parts = parts[:-1]
     return parts
-
-
-def _imports_everything(store: Store, path: str) -> bool:
-    """The file imports a module's every name (``from x import *``, ``use super::*``, ``export * from``)."""
-    return store.imports_everything(path)
 
 
 _GO_RECEIVER = re.compile(r"^func\s*\(\s*([A-Za-z_]\w*)\s")
@@ -596,11 +591,6 @@ def _methods_of_class_named_like(methods: list[UnitRow], variable: str) -> list[
     if not wanted:
         return []
     return [m for m in methods if m.parent and last_part(m.parent).replace("_", "").lower() == wanted]
-
-
-def _subclasses(store: Store, name: str) -> set[str]:
-    """Names of the classes that declare ``name`` as a base."""
-    return store.subclass_names(name)
 
 
 #: How many generations of base classes an inherited call is looked up in.
