@@ -191,7 +191,7 @@ def open_store(root: Path) -> Store:
         # One read transaction for the whole command: a query (FTS, then the
         # model loads, then KNN, then the graph) or a status report reads one
         # sync's state, never parts of two while hooks write (WAL keeps it).
-        store.db.execute("BEGIN")
+        store.begin_read()
         store.check_contents()  # nothing a planted row names is ever read or printed
         _resume_embedding(root, store)
     except BaseException:

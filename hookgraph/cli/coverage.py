@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import Any, cast
+from typing import Any
 
 from hookgraph.parse.languages import REGISTRY, display_name
 from hookgraph.parse.qualnames import ends_with, last_part, spellings
@@ -59,9 +59,7 @@ class LanguageCoverage:
 
 def language_coverage(store: Any) -> list[LanguageCoverage]:
     """Every language with files in the index, most files first (``unknown`` last)."""
-    rows = cast("list[tuple[str | None, str, int]]", store.db.execute(
-        "SELECT language, status, count(*) FROM files GROUP BY language, status"
-    ).fetchall())
+    rows = store.files_by_language_and_status()
     by_language: dict[str | None, LanguageCoverage] = {}
     for language, status, count in rows:
         entry = by_language.setdefault(language, LanguageCoverage(language))
@@ -114,15 +112,13 @@ def _code_identifier(query: str) -> bool:
 def _defined(store: Any, symbol: str) -> bool:
     """Whether a code unit is named ``symbol``, in any spelling, or its qualified name ends with it
     (``TestPartResultArray::size`` is ``testing::TestPartResultArray::size``)."""
-    names = spellings(symbol)
-    marks = ",".join("?" * len(names))
-    rows = store.units_where(f"qualname IN ({marks}) OR name IN ({marks})", (*names, *names))
+    rows = store.units_named_any(spellings(symbol))
     if any(r.kind not in _NOT_DEFINITIONS for r in rows):
         return True
     short = last_part(symbol)
     return short != symbol and any(
         r.kind not in _NOT_DEFINITIONS and ends_with(r.qualname, symbol)
-        for r in store.units_where("name = ?", (short,))
+        for r in store.units_named(short)
     )
 
 

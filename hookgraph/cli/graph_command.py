@@ -22,14 +22,9 @@ def complete_symbol(ctx: click.Context, param: click.Parameter, incomplete: str)
         path = db_path(repo_root(Path.cwd()))
         if not path.exists():
             return []
-        pattern = incomplete.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
         with Store(path, readonly=True) as store:
-            rows = store.db.execute(
-                "SELECT DISTINCT qualname FROM units WHERE kind NOT IN ('file', 'section') "
-                "AND qualname LIKE ? ESCAPE '\\' ORDER BY qualname LIMIT 200",
-                (pattern,),
-            ).fetchall()
-        return [r[0] for r in rows if isinstance(r[0], str) and r[0].isprintable()]
+            names = store.qualnames_starting(incomplete, 200)
+        return [name for name in names if name.isprintable()]
     except Exception:  # noqa: BLE001 - completion must never print a traceback into the shell
         return []
 

@@ -221,7 +221,7 @@ def _record(store: Store, verdicts: dict[str, str | None]) -> None:
         if known:
             store.set_meta(REJECTED_META, json.dumps(known, sort_keys=True))
         else:
-            store.db.execute("DELETE FROM meta WHERE key = ?", (REJECTED_META,))
+            store.delete_meta(REJECTED_META)
 
 
 def rejected_sources(store: Store) -> dict[str, str]:
@@ -268,7 +268,7 @@ def adopt_waiting(root: Path, database: Path, embedder: Embedder, caches: Sequen
                 None, embedder.recipe) else 0
             with store.transaction():
                 if store.get_meta(DEFERRED_META) == token:
-                    store.db.execute("DELETE FROM meta WHERE key = ?", (DEFERRED_META,))
+                    store.delete_meta(DEFERRED_META)
     finally:
         close_sources(sources)
     return adopted

@@ -34,15 +34,13 @@ import fnmatch
 import hashlib
 import json
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 from hookgraph.parse.units import UNIT_KINDS
-
-if TYPE_CHECKING:
-    from hookgraph.store import Store
 
 __all__ = ["DEFAULT_RULE", "PATH_REASONS", "NoEmbedRule", "load_rule", "not_embedded", "not_embedded_by_kind",
            "rule_applied", "looks_like_test",
@@ -201,7 +199,18 @@ def _checked(where: Path, key: str, value: Any) -> Any:
     return [v.strip() for v in value]
 
 
-def not_embedded(store: Store, rule: NoEmbedRule) -> dict[str, int]:
+class EmbeddedIndex(Protocol):
+    """What the rule's report asks of the index: ``status`` hands its open store in (this module never imports
+    the store, a later stage; :class:`hookgraph.store.Store` answers these)."""
+
+    def units_without_vector(self) -> Iterable[tuple[str, str, int, int]]: ...
+
+    def file_count(self) -> int: ...
+
+    def get_meta(self, key: str) -> str | None: ...
+
+
+def not_embedded(store: EmbeddedIndex, rule: NoEmbedRule) -> dict[str, int]:
     """Units without a vector that the rule keeps from the model, by reason (for ``status``).
 
     Read off the units (path, kind, lines) with the rule at hand: nothing
@@ -211,16 +220,14 @@ def not_embedded(store: Store, rule: NoEmbedRule) -> dict[str, int]:
     from collections import Counter
 
     reasons: Counter[str] = Counter()
-    for path, kind, start, end in store.db.execute(
-        "SELECT path, kind, start_line, end_line FROM units WHERE vector_id IS NULL AND text_hash IS NULL"
-    ):
+    for path, kind, start, end in store.units_without_vector():
         why = rule.reason(path, kind, start, end)
         if why is not None:
             reasons[why] += 1
     return dict(sorted(reasons.items()))
 
 
-def not_embedded_by_kind(store: Store, rule: NoEmbedRule) -> dict[str, dict[str, int]]:
+def not_embedded_by_kind(store: EmbeddedIndex, rule: NoEmbedRule) -> dict[str, dict[str, int]]:
     """``{kind: {reason: units}}`` for the units the rule keeps from the model: which kinds a typed search
     (``ask --kind``) finds by words and graph only, and why."""
     by_kind: dict[str, dict[str, int]] = {}
@@ -232,9 +239,9 @@ def not_embedded_by_kind(store: Store, rule: NoEmbedRule) -> dict[str, dict[str,
     return {kind: dict(sorted(reasons.items())) for kind, reasons in sorted(by_kind.items())}
 
 
-def rule_applied(store: Store, rule: NoEmbedRule) -> bool:
+def rule_applied(store: EmbeddedIndex, rule: NoEmbedRule) -> bool:
     """Whether the index's units were written (or brought in line) under ``rule``."""
-    return store.get_meta(RULE_META) == rule.fingerprint or not store.integer("SELECT count(*) FROM files")
+    return store.get_meta(RULE_META) == rule.fingerprint or not store.file_count()
 
 
 _DEFAULT_TESTS = (("tests", tuple(p.lower() for p in DEFAULT_RULE["tests"])),)

@@ -34,14 +34,12 @@ would read every edge of the repository for a handful of texts. Recency
 from __future__ import annotations
 
 from collections import Counter
-from typing import TYPE_CHECKING, cast
+from collections.abc import Iterable, Sequence
+from typing import Protocol
 
 from hookgraph.embed.no_embed import looks_like_test
 from hookgraph.parse.units import CodeUnit
 from hookgraph.parse.written_types import type_names
-
-if TYPE_CHECKING:
-    from hookgraph.store import Store
 
 __all__ = ["CODE", "SPAN", "queue_priority", "rank_by_use", "usefulness"]
 
@@ -87,13 +85,22 @@ def queue_priority(tier: int, unit: CodeUnit) -> int:
     return tier * SPAN + (CODE if CODE <= kind <= 4 else kind)
 
 
-def uses_by_name(store: Store) -> Counter[str]:
+class QueueIndex(Protocol):
+    """What ordering the queue asks of the index: the syncing stage hands its open store in (this module never
+    imports the store, a later stage; :class:`hookgraph.store.Store` answers these)."""
+
+    def use_counts(self, kinds: Sequence[str]) -> list[tuple[str, str, int]]: ...
+
+    def queued_code(self, priority: int) -> list[tuple[bytes, int, str, str, str, str]]: ...
+
+    def renumber_pending(self, seqs: Iterable[tuple[int, bytes]]) -> None: ...
+
+
+def uses_by_name(store: QueueIndex) -> Counter[str]:
     """How often the repository's code uses each name, by the edges the parser recorded (names only, as
     written: two classes of one name share their count)."""
     uses: Counter[str] = Counter()
-    for kind, written, count in cast("list[tuple[str, str, int]]", store.db.execute(
-            "SELECT kind, CASE kind WHEN 'types' THEN target_full ELSE target END AS used, count(*) FROM edges "
-            f"WHERE kind IN ({', '.join('?' * len(USE_KINDS))}) GROUP BY kind, used", USE_KINDS).fetchall()):
+    for kind, written, count in store.use_counts(USE_KINDS):
         if kind == "types":  # the variable is the target; its type is written in target_full (``=T``: built as T)
             names = type_names(str(written or "").removeprefix("="))
             written = names[0] if names else ""
@@ -103,16 +110,14 @@ def uses_by_name(store: Store) -> Counter[str]:
     return uses
 
 
-def rank_by_use(store: Store, tier: int) -> int:
+def rank_by_use(store: QueueIndex, tier: int) -> int:
     """Order the tier's queued code most used first, in place (within the rows' own ``seq`` numbers, so texts
     queued later still come after); returns how many texts were ordered.
 
     A text shared by several units takes its most used one; ties keep the usefulness classes (documented
     definitions, undocumented containers, other code) and then the sync's order.
     """
-    rows = cast("list[tuple[bytes, int, str, str, str, str]]", store.db.execute(
-        "SELECT p.text_hash, p.seq, u.name, u.kind, u.path, u.docstring FROM pending p "
-        "JOIN units u ON u.text_hash = p.text_hash WHERE p.priority = ?", (tier * SPAN + CODE,)).fetchall())
+    rows = store.queued_code(tier * SPAN + CODE)
     if not rows:
         return 0
     uses = uses_by_name(store)
@@ -122,5 +127,5 @@ def rank_by_use(store: Store, tier: int) -> int:
         best[bytes(text_hash)] = min(best.get(bytes(text_hash), key), key)
     ordered = sorted(best, key=lambda h: best[h])
     numbers = sorted(key[2] for key in best.values())
-    store.db.executemany("UPDATE pending SET seq = ? WHERE text_hash = ?", list(zip(numbers, ordered)))
+    store.renumber_pending(zip(numbers, ordered))
     return len(ordered)

@@ -120,7 +120,7 @@ def drain(
             report.stopped = "stopped"
             break
         with Store(database) as store:
-            store.db.execute("BEGIN")
+            store.begin_read()
             _check_recipe(store, embedder)
             batch = store.next_pending(size)
             total = done + store.pending_count()
@@ -181,7 +181,7 @@ def drain(
     if flagged and report.remaining == 0:
         with write_lock(database.parent, timeout=lock_timeout), Store(database) as store, store.transaction():
             if not store.pending_count():
-                store.db.execute("DELETE FROM meta WHERE key = ?", (NO_CACHE_META,))
+                store.delete_meta(NO_CACHE_META)
     report.seconds = time.monotonic() - started
     report.rate = report.embedded / model_seconds if report.embedded and model_seconds else 0.0
     return report

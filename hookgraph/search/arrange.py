@@ -158,8 +158,7 @@ def _definitions_before_declarations(
             continue
         if _is_declaration(r.unit):
             definitions = [
-                u for u in store.units_where("name = ? AND qualname = ? AND path != ?",
-                                             (r.unit.name, r.unit.qualname, r.unit.path))
+                u for u in store.same_definitions_elsewhere(r.unit.name, r.unit.qualname, r.unit.path)
                 if u.kind == r.unit.kind and not _is_declaration(u) and _passes(u, path_glob, language)
             ]
             for u in definitions[:1]:

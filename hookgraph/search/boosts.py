@@ -39,13 +39,12 @@ def _exact_matches(store: Store, query: str) -> list[int]:
     if not looks_like_identifier(q):
         return []
     names = spellings(q)
-    marks = ",".join("?" * len(names))
-    rows = store.units_where(f"qualname IN ({marks}) OR name IN ({marks})", (*names, *names))
+    rows = store.units_named_any(names)
     if not rows and len(names) > 1:
-        rows = store.units_where("name = ?", (last_part(q),))
+        rows = store.units_named(last_part(q))
     if not rows and len(names) == 1 and not any(ch in q for ch in "*?[]"):
         # a name that is itself dotted (Elixir's ``defmodule Phoenix.Router``) asked by its last part
-        rows = store.units_where("name GLOB ?", ("*." + q,))
+        rows = store.units_dotted_ending(q)
     # Prefer code definitions over file units and doc sections of the same name.
     return [r.id for r in rows if r.kind not in ("file", "section")] or [r.id for r in rows]
 

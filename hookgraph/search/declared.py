@@ -12,7 +12,6 @@ for its fields), ``target`` the variable, ``target_full`` the type as written.
 from __future__ import annotations
 
 import re
-from typing import cast
 
 from hookgraph.parse.written_types import type_names
 from hookgraph.store import Store, UnitRow
@@ -34,12 +33,11 @@ def _split_receiver(receiver: str) -> tuple[str, str] | None:
     return None
 
 
-def _written_types(store: Store, sql: str, params: tuple[object, ...]) -> str | None:
+def _written_types(rows: list[str]) -> str | None:
     """The one type the rows declare, else the one class they build (``=Reader``); several different ones
     (a variable shadowed or assigned a subclass: ``self._resolver = DefaultResolver()``) answer nothing."""
-    rows = cast("list[tuple[str]]", store.db.execute(sql, params).fetchall())
-    declared = {full for (full,) in rows if not full.startswith("=")}
-    built = {full[1:] for (full,) in rows if full.startswith("=")}
+    declared = {full for full in rows if not full.startswith("=")}
+    built = {full[1:] for full in rows if full.startswith("=")}
     types = declared or built
     return types.pop() if len(types) == 1 else None
 
@@ -55,9 +53,7 @@ def declared_type(store: Store, origin: UnitRow, receiver: str, own_receiver: bo
     wherever it is defined (a C++ method defined in a ``.cc`` file, its class in the header).
     """
     if _IDENTIFIER.match(receiver):
-        found = _written_types(
-            store, "SELECT coalesce(target_full, target) FROM edges WHERE source_unit = ? AND kind = 'types' "
-            "AND target = ?", (origin.id, receiver))
+        found = _written_types(store.types_declared_in(origin.id, receiver))
         if found is not None or not bare_fields:
             return found
         field = receiver
@@ -69,10 +65,6 @@ def declared_type(store: Store, origin: UnitRow, receiver: str, own_receiver: bo
     if not origin.parent:
         return None
     # declared in the class's body, or (Python) as ``self.field`` in any method of the class
-    return _written_types(
-        store, "SELECT coalesce(e.target_full, e.target) FROM edges e JOIN units u ON u.id = e.source_unit "
-        "WHERE e.kind = 'types' AND ((u.qualname = ? AND u.kind NOT IN ('function', 'method', 'file') "
-        "AND e.target = ?) OR (u.parent = ? AND e.target = ?))",
-        (origin.parent, field, origin.parent, f"self.{field}"))
+    return _written_types(store.types_of_field(origin.parent, field))
 
 

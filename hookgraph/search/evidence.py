@@ -6,8 +6,6 @@ turns them into each result's ``confidence``).
 
 from __future__ import annotations
 
-import apsw
-
 from hookgraph.parse.qualnames import last_part
 from hookgraph.parse.words import identifier_words
 from hookgraph.search import confidence as _confidence
@@ -31,16 +29,12 @@ def _spelled_in_code(store: Store, name: str) -> bool:
     if not token:
         return False
     match = f'"{token}"' + (f' OR "{" ".join(parts)}"' if len(parts) > 1 else "")
-    try:
-        return store.db.execute("SELECT 1 FROM fts_units WHERE fts_units MATCH ? LIMIT 1", (match,)).fetchone() is not None
-    except apsw.SQLError:
-        return False
+    return store.fts_has_match(match)
 
 
 def _unit_count(store: Store) -> int:
     """About how many units the index has (the largest id: one index lookup, not a count)."""
-    row = store.db.execute("SELECT max(rowid) FROM units").fetchone()
-    return int(row[0] or 1) if row else 1
+    return store.largest_unit_id() or 1
 
 
 def _similarity_gap(similarities: list[float], best: float | None = None) -> float | None:
@@ -63,14 +57,8 @@ def _word_evidence(store: Store, words: list[str], top: list[Result]) -> tuple[l
     covered: list[list[bool]] = [[] for _ in top]
     for w in words:
         match = fts_query([w])
-        try:
-            row = store.db.execute("SELECT count(*) FROM (SELECT rowid FROM fts_units WHERE fts_units MATCH ? LIMIT ?)",
-                                   (match, FREQUENCY_CAP)).fetchone()
-            n = int(row[0]) if row else 0
-            hits = [n > 0 and store.db.execute("SELECT rowid FROM fts_units WHERE fts_units MATCH ? AND rowid = ?",
-                                               (match, r.unit.id)).fetchone() is not None for r in top]
-        except apsw.SQLError:  # an odd word FTS5 refuses: unknown, like one it does not have
-            n, hits = 0, [False] * len(top)
+        n = store.fts_match_count(match, FREQUENCY_CAP)  # an odd word FTS5 refuses: 0, like one it does not have
+        hits = [n > 0 and store.fts_unit_matches(match, r.unit.id) for r in top]
         frequencies.append(n)
         for cover, hit in zip(covered, hits):
             cover.append(bool(hit))

@@ -42,7 +42,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from typing import cast
 
 from hookgraph.parse.languages import REGISTRY, LanguageSpec
 from hookgraph.parse.qualnames import ends_with, last_part, spellings, split_qualname
@@ -126,7 +125,7 @@ COMMON_METHOD_NAMES = frozenset("""
 def _definitions(store: Store, name: str, cache: dict[str, list[UnitRow]] | None = None) -> list[UnitRow]:
     if cache is not None and name in cache:
         return cache[name]
-    rows = [r for r in store.units_where("name = ?", (name,)) if r.kind not in ("file", "section")]
+    rows = [r for r in store.units_named(name) if r.kind not in ("file", "section")]
     if cache is not None:
         cache[name] = rows
     return rows
@@ -230,7 +229,7 @@ def resolve(
         own_class = origin.parent if origin and _is_method(origin) else None
         same = [c for c in methods if c.path == here and c.parent == own_class]
         if same and own_class:  # and the overrides of the classes that extend it
-            subclasses = _subclasses(store, last_part(own_class))
+            subclasses = store.subclass_names(last_part(own_class))
             same += [c for c in methods if c.parent and last_part(c.parent) in subclasses]
         if not same and own_class and origin is not None:  # not its own: the classes it extends define it
             same = _inherited_methods(store, methods, origin)
@@ -395,8 +394,7 @@ def _module_is_ours(store: Store, segments: list[str]) -> bool:
     if segments[0] in _OUTSIDE_ROOTS:
         return False
     folders = "/".join(segments[:2])
-    return store.db.execute("SELECT 1 FROM files WHERE '/' || path LIKE ? LIMIT 1",
-                            (f"%/{folders}%",)).fetchone() is not None
+    return store.has_file_under(folders)
 
 
 def _declared_home(store: Store, members: list[UnitRow], origin: UnitRow) -> Resolution:
@@ -415,7 +413,7 @@ def _declared_home(store: Store, members: list[UnitRow], origin: UnitRow) -> Res
 def _spelled(store: Store, qualname: str) -> list[UnitRow]:
     """Definitions whose qualified name is ``qualname`` in any language's spelling (a Perl package's unit)."""
     names = spellings(qualname)
-    return [r for r in store.units_where(f"qualname IN ({','.join('?' * len(names))})", names)
+    return [r for r in store.units_with_qualnames(names)
             if r.kind not in ("file", "section")]
 
 
@@ -488,7 +486,7 @@ def _bare_elsewhere(store: Store, target: str, options: list[UnitRow], origin: U
     if origin.language not in _IMPORT_SCOPED:
         return Resolution(options)
     pool = options if is_test_path(origin.path) else [c for c in options if not is_test_path(c.path)]
-    if (modules or _imports_everything(store, origin.path)) and len({c.path for c in pool}) == 1:
+    if (modules or store.imports_everything(origin.path)) and len({c.path for c in pool}) == 1:
         return Resolution(pool)
     return Resolution([], maybe=options)
 
@@ -496,13 +494,8 @@ def _bare_elsewhere(store: Store, target: str, options: list[UnitRow], origin: U
 def _imported_modules(store: Store, path: str, name: str) -> list[list[str]]:
     """The module path of each import of ``name`` by the file, as segments (``../utils:run`` -> ``[utils]``,
     ``crate::runtime::driver::Driver`` -> ``[runtime, driver]``)."""
-    rows = cast("list[tuple[str]]", store.db.execute(  # a file imports tens of names: filtered here
-        "SELECT coalesce(e.target_full, e.target) FROM units u JOIN edges e ON e.source_unit = u.id "
-        "WHERE u.path = ? AND e.kind = 'imports'",
-        (path,),
-    ).fetchall())
     modules = []
-    for (full,) in rows:
+    for full in store.imports_of_file(path):  # a file imports tens of names: filtered here
         written = [p for p in _MODULE_PARTS.split(full) if p]
         parts = [p for p in written if p not in _PATH_ROOTS]
         if parts and parts[-1] == name and (len(parts) >= 2 or written[0] in _PATH_ROOTS):
@@ -527,16 +520,6 @@ def _path_segments(path: str) -> list[str]:
     if len(parts) > 1 and parts[-1] in ("__init__", "index", "mod"):
         parts = parts[:-1]
     return parts
-
-
-def _imports_everything(store: Store, path: str) -> bool:
-    """The file imports a module's every name (``from x import *``, ``use super::*``, ``export * from``)."""
-    row = store.db.execute(
-        "SELECT 1 FROM units u JOIN edges e ON e.source_unit = u.id WHERE u.path = ? AND e.kind = 'imports' "
-        "AND (e.target = '*' OR e.target_full LIKE '%*') LIMIT 1",
-        (path,),
-    ).fetchone()
-    return row is not None
 
 
 _GO_RECEIVER = re.compile(r"^func\s*\(\s*([A-Za-z_]\w*)\s")
@@ -611,15 +594,6 @@ def _methods_of_class_named_like(methods: list[UnitRow], variable: str) -> list[
     return [m for m in methods if m.parent and last_part(m.parent).replace("_", "").lower() == wanted]
 
 
-def _subclasses(store: Store, name: str) -> set[str]:
-    """Names of the classes that declare ``name`` as a base."""
-    rows = store.db.execute(
-        "SELECT u.name FROM edges e JOIN units u ON u.id = e.source_unit WHERE e.kind = 'inherits' AND e.target = ?",
-        (name,),
-    ).fetchall()
-    return {cast(str, r[0]) for r in rows}  # units.name is TEXT NOT NULL
-
-
 #: How many generations of base classes an inherited call is looked up in.
 _ANCESTOR_DEPTH = 5
 
@@ -634,13 +608,7 @@ def _ancestors(store: Store, qualname: str) -> set[str]:
     found: set[str] = set()
     names, fulls = {last_part(qualname)}, {qualname}
     for _ in range(_ANCESTOR_DEPTH):
-        wanted = sorted(names | fulls)
-        marks = ",".join("?" * len(wanted))
-        rows = cast("list[tuple[str, str]]", store.db.execute(
-            "SELECT e.target, coalesce(e.target_full, e.target) FROM edges e JOIN units u ON u.id = e.source_unit "
-            f"WHERE e.kind = 'inherits' AND (u.name IN ({marks}) OR u.qualname IN ({marks}))",
-            (*wanted, *wanted),
-        ).fetchall())
+        rows = store.bases_of(sorted(names | fulls))
         names = {last_part(target) for target, _ in rows} - found
         fulls = {full for _, full in rows}
         if not names:
@@ -652,21 +620,16 @@ def _ancestors(store: Store, qualname: str) -> set[str]:
 def _imported_from_outside(store: Store, path: str, name: str) -> bool:
     """``name`` is a module the file imports by an absolute name we do not have a file for."""
     # Edges have no path (schema 4): the file's edges are those of its units (both sides indexed).
-    rows = cast("list[tuple[str]]", store.db.execute(  # target TEXT NOT NULL
-        "SELECT coalesce(e.target_full, e.target) FROM units u JOIN edges e ON e.source_unit = u.id "
-        "WHERE u.path = ? AND e.kind = 'imports' AND e.target = ?",
-        (path, name),
-    ).fetchall())
-    return any(not full.startswith(".") and not full.startswith("/") for (full,) in rows)
+    return any(not full.startswith(".") and not full.startswith("/") for full in store.imports_of_name(path, name))
 
 
 def find_symbol(store: Store, symbol: str) -> list[UnitRow]:
     """Units named by ``symbol``: a qualified name in any language's spelling
     (``Session.request``, ``Net::HTTP::get`` or ``Net.HTTP.get``) or a bare name."""
     names = spellings(symbol)
-    rows = store.units_where(f"qualname IN ({','.join('?' * len(names))})", names)
+    rows = store.units_with_qualnames(names)
     if not rows:
-        rows = store.units_where("name = ?", (last_part(symbol),))
+        rows = store.units_named(last_part(symbol))
         if len(names) > 1:
             rows = [r for r in rows if ends_with(r.qualname, symbol)] or rows
     rows = [r for r in rows if r.kind not in ("file", "section")]

@@ -153,21 +153,21 @@ class _Builder:
         for _ in range(8):  # nested classes; a cycle in a planted database must not loop
             if not current.parent:
                 break
-            owners = [c for c in self.store.units_where("path = ? AND qualname = ?", (current.path, current.parent))
+            owners = [c for c in self.store.units_at(current.path, current.parent)
                       if c.kind not in ("file", "section") and c.start_line <= current.start_line <= c.end_line]
             if not owners:
                 break
             owner = self.unit(owners[0])
             self.edge(owner, child, "contains")
             child, current = owner, owners[0]
-        files = self.store.units_where("path = ? AND kind = 'file'", (unit.path,))
+        files = self.store.file_units_of(unit.path)
         if files and files[0].id != current.id:
             self.edge(self.unit(files[0]), child, "contains")
 
     def members(self, unit: UnitRow) -> None:
         if unit.kind not in _CONTAINERS:
             return
-        rows = self.store.units_where("path = ? AND parent = ?", (unit.path, unit.qualname))
+        rows = self.store.members_of(unit.path, unit.qualname)
         rows = [r for r in rows if unit.start_line <= r.start_line <= unit.end_line]
         rows.sort(key=lambda r: r.start_line)
         self.fan(self.unit(unit), rows, "contains", True, "members")
@@ -176,7 +176,7 @@ class _Builder:
         node = self.unit(unit)
         bases: list[UnitRow] = []
         for _source, _kind, target, _full, _line in self.store.edges_from([unit.id], "inherits"):
-            found = [r for r in self.store.units_where("name = ?", (target,)) if r.kind in _CONTAINERS]
+            found = [r for r in self.store.units_named(target) if r.kind in _CONTAINERS]
             local = [r for r in found if r.path == unit.path]
             bases.extend(local or found)
         self.fan(node, bases, "inherits", True, "bases")
@@ -185,7 +185,7 @@ class _Builder:
         self.fan(node, [subclasses[i] for i in subclass_ids if i in subclasses], "inherits", False, "subclasses")
 
     def imports(self, unit: UnitRow) -> None:
-        files = self.store.units_where("path = ? AND kind = 'file'", (unit.path,))
+        files = self.store.file_units_of(unit.path)
         if not files:
             return
         file_node = self.unit(files[0])
@@ -212,7 +212,7 @@ class _Builder:
     def _our_file(self, module: str, importer: str) -> UnitRow | None:
         """The file of this repository a module name points at, when its whole path does (see :mod:`.imports`)."""
         if self.files is None:
-            self.files = ImportResolver(self.store.units_where("kind = 'file'"))
+            self.files = ImportResolver(self.store.file_units())
         return self.files.our_file(module, importer)
 
 

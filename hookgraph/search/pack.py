@@ -336,12 +336,12 @@ class _Packer:
     def class_header(self, unit: UnitRow, rank: int) -> None:
         if not unit.parent:
             return
-        owners = [c for c in self.store.units_where("path = ? AND qualname = ?", (unit.path, unit.parent))
+        owners = [c for c in self.store.units_at(unit.path, unit.parent)
                   if c.kind in _CONTAINERS and c.start_line <= unit.start_line <= c.end_line]
         if not owners:
             return
         owner = owners[0]
-        members = self.store.units_where("path = ? AND parent = ?", (owner.path, owner.qualname))
+        members = self.store.members_of(owner.path, owner.qualname)
         first = min((m.start_line for m in members if m.start_line > owner.start_line), default=owner.end_line + 1)
         end = min(first - 1, owner.start_line + MAX_HEADER_LINES - 1, owner.end_line)
         text = self.lines_of(owner)

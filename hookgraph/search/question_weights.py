@@ -102,10 +102,7 @@ def _members(store: Store, candidates: list[Result]) -> dict[int, list[tuple[str
     containers = [r.unit for r in candidates if r.unit.kind not in _NOT_CONTAINERS]
     if not containers:
         return {}
-    rows = store.rows_in(  # by path: the index there; a file holds few units
-        "SELECT path, parent, kind, start_line, end_line FROM units WHERE path IN ({in})",
-        {u.path for u in containers},
-    )
+    rows = store.spans_in_files({u.path for u in containers})  # by path: the index there
     by_parent: dict[tuple[str, str], list[tuple[str, int, int]]] = {}
     for path, parent, kind, start, end in rows:
         if parent is not None:

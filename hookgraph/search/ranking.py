@@ -481,8 +481,7 @@ def _never_embedded(store: Store, unit_ids: set[int]) -> set[int]:
     """The units among these that the no-embed rule keeps from the model (no text to embed, ever)."""
     if not unit_ids:
         return set()
-    return {int(uid) for (uid,) in store.rows_in("SELECT id FROM units WHERE id IN ({in}) AND text_hash IS NULL",
-                                                  unit_ids)}
+    return store.units_not_waiting(unit_ids)
 
 
 def _fuse(
@@ -579,7 +578,7 @@ def _with_path_candidates(
     ranking's path lift decide).
     """
     matches = []
-    for (path,) in store.db.execute("SELECT path FROM files"):
+    for path in store.file_paths():
         pw = path_words(path)
         hit = matched_words(words, pw.stem | pw.folders)
         if hit:
@@ -592,7 +591,7 @@ def _with_path_candidates(
     scores = dict(every_lexical)
     extra: list[tuple[int, float]] = []
     per_file: dict[str, int] = {}
-    rows = store.rows_in("SELECT id, path, kind FROM units WHERE path IN ({in})", chosen)
+    rows = store.units_of_files(chosen)
     for uid, path, kind in sorted(rows, key=lambda row: (row[2] != "file", -scores.get(row[0], 0.0))):
         if uid in have or (kind != "file" and uid not in scores):
             continue

@@ -9,6 +9,8 @@ each with one job:
   store       :class:`Store`: opening, checking contents, meta, closing; built on
   writes      the writes of one sync and of the embedder, built on
   reads       the queries (full text, KNN, edges, the embedding queue, counts),
+  edge_reads  the questions about edges (imports, bases, declared types, use counts),
+  unit_lookups units by name, place and file (``UnitRow``),
   base        the open connection and the helpers every query goes through.
   vectors     how an embedding is stored (int8) and a window's key.
   database_files  where the database lives; symlink refusal, quarantine, removal.
@@ -27,9 +29,10 @@ from hookgraph.store.unusable import REBUILD, SchemaUpgradeNeeded, StoreError, U
 from hookgraph.store.database_files import (
     DB_DIRNAME, DB_FILENAME, SIDECARS, check_no_links, db_path, quarantine, remove_database,
 )
-from hookgraph.store.reads import FTS_WEIGHTS, UNIT_COLUMNS, UnitRow, UnitSubset
+from hookgraph.store.reads import FTS_WEIGHTS, UnitSubset
 from hookgraph.store.schema import INT8_SCHEMA, MIGRATIONS, SCHEMA_VERSION
 from hookgraph.store.store import VOLATILE_META, Store
+from hookgraph.store.unit_lookups import UNIT_COLUMNS, UnitRow
 from hookgraph.store.vectors import dequantize, quantize, window_key
 from hookgraph.store.writes import VECTOR_CACHE_LIMIT
 

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, cast
 
 import apsw
 
-from hookgraph.store.base import StoreBase
+from hookgraph.store.edge_reads import EdgeReads
+from hookgraph.store.unit_lookups import UNIT_COLUMNS, UnitLookups, UnitRow
 from hookgraph.store.vectors import quantize
 
 if TYPE_CHECKING:  # numpy is imported where vectors are handled: a hook that
@@ -35,23 +36,6 @@ class UncheckedVector:
     #: The int8 windows as stored, in order.
     windows: list[bytes]
     truncated: bool
-
-
-@dataclass(frozen=True)
-class UnitRow:
-    """A unit as read back from the store."""
-
-    id: int
-    path: str
-    kind: str
-    name: str
-    qualname: str
-    parent: str | None
-    start_line: int
-    end_line: int
-    language: str
-    signature: str
-    docstring: str
 
 
 @dataclass(frozen=True)
@@ -82,11 +66,9 @@ class UnitSubset:
         return ("(" + " OR ".join(parts) + ")" if parts else "0"), params
 
 
-UNIT_COLUMNS = "id, path, kind, name, qualname, parent, start_line, end_line, language, signature, docstring"
-
-
-class StoreReads(StoreBase):
-    """The read queries of :class:`~hookgraph.store.Store`."""
+class StoreReads(EdgeReads, UnitLookups):
+    """The read queries of :class:`~hookgraph.store.Store` (questions about edges in :class:`EdgeReads`, lookups
+    of units by name and place in :class:`UnitLookups`)."""
 
     # -- files --------------------------------------------------------------------
 
@@ -104,14 +86,42 @@ class StoreReads(StoreBase):
     def iter_files(self) -> Iterator[tuple[str, str, str | None, str]]:
         yield from self.db.execute("SELECT path, blob, language, status FROM files ORDER BY path")
 
+    def file_paths(self) -> list[str]:
+        """Every indexed path, in the table's own order (a question's words are matched against them)."""
+        return [path for (path,) in self.db.execute("SELECT path FROM files")]
+
+    def file_count(self) -> int:
+        """How many files the last sync saw (0: nothing indexed yet, whatever meta says)."""
+        return self.integer("SELECT count(*) FROM files")
+
+    def has_file_under(self, folders: str) -> bool:
+        """Whether a path holds ``folders`` (``io/ktor``) right after a slash: an import's module path names
+        the project itself when its first segments are folders of its files."""
+        return self.db.execute("SELECT 1 FROM files WHERE '/' || path LIKE ? LIMIT 1",
+                               (f"%/{folders}%",)).fetchone() is not None
+
+    def files_by_language_and_status(self) -> list[tuple[str | None, str, int]]:
+        """``(language, status, files)`` for each pair present (``status --languages``' coverage table)."""
+        return cast("list[tuple[str | None, str, int]]", self.db.execute(
+            "SELECT language, status, count(*) FROM files GROUP BY language, status"
+        ).fetchall())
+
 
     # -- units, text, edges -------------------------------------------------------
 
     def units_by_ids(self, ids: Iterable[int]) -> dict[int, UnitRow]:
         return {row[0]: UnitRow(*row) for row in self.rows_in(f"SELECT {UNIT_COLUMNS} FROM units WHERE id IN ({{in}})", ids)}
 
-    def units_where(self, clause: str, params: Sequence[Any] = ()) -> list[UnitRow]:
-        return [UnitRow(*row) for row in self.db.execute(f"SELECT {UNIT_COLUMNS} FROM units WHERE {clause}", params)]
+    def qualnames_starting(self, prefix: str, limit: int) -> list[str]:
+        """The first ``limit`` qualified names of definitions (not files or sections) that start with
+        ``prefix``, sorted: what shell completion offers for a symbol being typed."""
+        pattern = prefix.replace("\\", "\\\\").replace("%", "\\%").replace("_", "\\_") + "%"
+        rows = self.db.execute(
+            "SELECT DISTINCT qualname FROM units WHERE kind NOT IN ('file', 'section') "
+            "AND qualname LIKE ? ESCAPE '\\' ORDER BY qualname LIMIT ?",
+            (pattern, int(limit)),
+        ).fetchall()
+        return [r[0] for r in rows if isinstance(r[0], str)]
 
     def kinds_of_names(self, qualnames: Iterable[str]) -> set[tuple[str, str]]:
         """``(qualname, kind)`` of the units that have one of these qualified names, in any file."""
@@ -136,6 +146,38 @@ class StoreReads(StoreBase):
         except apsw.SQLError:
             return []
         return [(int(r[0]), float(r[1])) for r in rows]
+
+    def fts_has_match(self, match: str) -> bool:
+        """Whether any unit's text matches the FTS5 expression (one an FTS5 refuses matches nothing): a name
+        the project spells somewhere is its own, even where no unit is named so."""
+        try:
+            return self.db.execute("SELECT 1 FROM fts_units WHERE fts_units MATCH ? LIMIT 1", (match,)).fetchone() is not None
+        except apsw.SQLError:
+            return False
+
+    def fts_match_count(self, match: str, cap: int) -> int:
+        """How many units match the FTS5 expression, counted up to ``cap`` (how rare a word is; an
+        expression FTS5 refuses: 0, like a word no unit holds)."""
+        try:
+            row = self.db.execute("SELECT count(*) FROM (SELECT rowid FROM fts_units WHERE fts_units MATCH ? LIMIT ?)",
+                                  (match, cap)).fetchone()
+        except apsw.SQLError:
+            return 0
+        return int(row[0]) if row else 0
+
+    def fts_unit_matches(self, match: str, unit_id: int) -> bool:
+        """Whether this one unit's text matches the FTS5 expression (an answer holds the word or not)."""
+        try:
+            return self.db.execute("SELECT rowid FROM fts_units WHERE fts_units MATCH ? AND rowid = ?",
+                                   (match, unit_id)).fetchone() is not None
+        except apsw.SQLError:
+            return False
+
+    def largest_unit_id(self) -> int | None:
+        """The largest unit id (None when there are none): about how many units, from one index lookup
+        where ``count(*)`` would read them all."""
+        row = self.db.execute("SELECT max(rowid) FROM units").fetchone()
+        return int(row[0]) if row and row[0] is not None else None
 
     def edges_from(self, unit_ids: Sequence[int], kind: str | None = None) -> list[tuple[int, str, str, str, int]]:
         """``(source unit, kind, target, target_full, line)`` for edges leaving these units."""
@@ -189,6 +231,10 @@ class StoreReads(StoreBase):
         return {int(uid): 1.0 - float(d) for uid, d in self.rows_in(
             "SELECT unit_id, vec_distance_cosine(vec_int8(embedding), vec_int8(?)) FROM static_vectors "
             "WHERE unit_id IN ({in})", list(unit_ids), before=(query,))}
+
+    def has_vector_cache_rows(self) -> bool:
+        """Whether the in-index cache of orphaned vectors holds any (if not, a sync skips its lookups)."""
+        return bool(self.integer("SELECT EXISTS (SELECT 1 FROM vector_cache)"))
 
     def has_units(self) -> bool:
         return bool(self.db.execute("SELECT 1 FROM units LIMIT 1").fetchall())
@@ -358,6 +404,13 @@ class StoreReads(StoreBase):
         ).fetchall())
         return [(bytes(h), str(lang), str(text)) for h, lang, text in rows]
 
+    def queued_code(self, priority: int) -> list[tuple[bytes, int, str, str, str, str]]:
+        """``(text hash, seq, name, kind, path, docstring)`` of each unit waiting with a text queued at
+        ``priority`` (a text shared by several units comes once per unit): what orders the queue by use."""
+        return cast("list[tuple[bytes, int, str, str, str, str]]", self.db.execute(
+            "SELECT p.text_hash, p.seq, u.name, u.kind, u.path, u.docstring FROM pending p "
+            "JOIN units u ON u.text_hash = p.text_hash WHERE p.priority = ?", (priority,)).fetchall())
+
     def pending_of_units(self, unit_ids: Iterable[int]) -> dict[int, tuple[bytes, str]]:
         """``{unit id: (text hash, composed text)}`` for these units that wait for a vector."""
         return {
@@ -376,6 +429,13 @@ class StoreReads(StoreBase):
         rows = self.db.execute(
             "SELECT kind, count(*), count(vector_id), count(text_hash) FROM units GROUP BY kind ORDER BY kind")
         return {str(kind): (int(n), int(with_vector), int(waiting)) for kind, n, with_vector, waiting in rows}
+
+    def units_lacking_vector(self) -> list[tuple[int, str, str, int, int, bool]]:
+        """``(id, path, kind, start line, end line, waits for one)`` of every unit without a vector: what a
+        changed no-embed rule must bring in line."""
+        return cast("list[tuple[int, str, str, int, int, bool]]", self.db.execute(
+            "SELECT id, path, kind, start_line, end_line, text_hash IS NOT NULL FROM units WHERE vector_id IS NULL"
+        ).fetchall())
 
     def units_without_vector(self) -> Iterator[tuple[str, str, int, int]]:
         """``(path, kind, start line, end line)`` of every unit that has no vector and waits for none."""

@@ -94,6 +94,32 @@ class Store(StoreWrites):
         """``with store.transaction():`` — all writes of one sync commit or none do."""
         return self.db
 
+    def begin_read(self) -> None:
+        """Open one read transaction that lasts until the store closes: every later read sees one sync's
+        state, never parts of two while hooks write (WAL keeps the snapshot)."""
+        self.db.execute("BEGIN")
+
+    def copy_to(self, dest: Path) -> None:
+        """Write a consistent copy of the database to ``dest`` with SQLite's online backup (writers may go on)."""
+        target = apsw.Connection(str(dest))
+        try:
+            with target.backup("main", self.db, "main") as backup:
+                while not backup.done:
+                    backup.step(-1)
+        finally:
+            target.close()
+
+    def page_counts(self) -> tuple[int, int, int]:
+        """``(page size, pages, free pages)`` of the file: SQLite reuses free pages but never gives them back."""
+        return (self.integer("PRAGMA page_size"), self.integer("PRAGMA page_count"),
+                self.integer("PRAGMA freelist_count"))
+
+    def vacuum(self) -> None:
+        """Rewrite the file without its free pages and empty the WAL (under the writer's lock, outside a
+        transaction): an index that lost most of its units shrinks on disk."""
+        self.db.execute("VACUUM")
+        self.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
 
     # -- schema and contents ------------------------------------------------------
 
@@ -172,6 +198,10 @@ class Store(StoreWrites):
             "INSERT INTO meta(key, value) VALUES (?, ?) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
             (key, value),
         )
+
+    def delete_meta(self, key: str) -> None:
+        """Forget a meta key (a flag or a record whose condition passed); no key, no change."""
+        self.db.execute("DELETE FROM meta WHERE key = ?", (key,))
 
     def all_meta(self) -> dict[str, str]:
         return dict(cast("list[tuple[str, str]]", self.db.execute("SELECT key, value FROM meta").fetchall()))

@@ -279,6 +279,14 @@ class StoreWrites(StoreReads):
         """The largest ``seq`` in the queue (0 when empty)."""
         return self.integer("SELECT coalesce(max(seq), 0) FROM pending")
 
+    def renumber_pending(self, seqs: Iterable[tuple[int, bytes]]) -> None:
+        """Give each queued text ``(seq, text hash)`` its new place in the queue (the most used code first)."""
+        self.db.executemany("UPDATE pending SET seq = ? WHERE text_hash = ?", list(seqs))
+
+    def stop_waiting(self, unit_ids: Iterable[int]) -> None:
+        """These units wait for no vector any more (the no-embed rule now keeps them from the model)."""
+        self.db.executemany("UPDATE units SET text_hash = NULL WHERE id = ?", [(uid,) for uid in unit_ids])
+
     def publish_vector(self, text_hash: bytes, vectors: Any, language: str, truncated: bool) -> int:
         """Store a queued text's window vectors and point its waiting units at them; 0 if nobody waits.
 

@@ -115,7 +115,7 @@ def _parsed_by_this_parser(store: Store) -> bool:
     An empty index is: nothing in it is old. An index from before the
     fingerprint was recorded is not: its parser is unknown.
     """
-    if not store.integer("SELECT count(*) FROM files"):
+    if not store.file_count():
         return True
     return store.get_meta(PARSER_META) == parser_fingerprint()
 

@@ -140,7 +140,7 @@ class Workspace:
         """The store to answer from, open read-only; call :meth:`refresh` first."""
         store = Store(self.source_path(), readonly=True)
         try:
-            store.db.execute("BEGIN")  # one state for the whole answer, even if a hook writes the index meanwhile
+            store.begin_read()  # one state for the whole answer, even if a hook writes the index meanwhile
             store.check_contents()
             yield store
         finally:
@@ -181,7 +181,7 @@ class Workspace:
         head_map = git.tree_map(self.root) if head else {}
         target = read_target(self.root, "worktree")
         with Store(index, readonly=True) as base:
-            base.db.execute("BEGIN")  # the map, the meta and the copy: one sync's state (WAL keeps it)
+            base.begin_read()  # the map, the meta and the copy: one sync's state (WAL keeps it)
             base.check_contents()
             base_map = base.file_map()
             stale_vs_head = diff_maps(base_map, head_map)
@@ -223,8 +223,6 @@ class Workspace:
 
     def _copy(self, base: Store) -> None:
         """Replace the copy with the index as it is now (SQLite's online backup: a consistent snapshot)."""
-        import apsw
-
         path = self.overlay_path
         fresh = path.with_name("copy.db")
         for suffix in ("", *SIDECARS):
@@ -232,13 +230,7 @@ class Workspace:
                 q = p.with_name(p.name + suffix)
                 if q.exists():
                     q.unlink()
-        dest = apsw.Connection(str(fresh))
-        try:
-            with dest.backup("main", base.db, "main") as backup:
-                while not backup.done:
-                    backup.step(-1)
-        finally:
-            dest.close()
+        base.copy_to(fresh)
         os.replace(fresh, path)
 
     def _sync_overlay(self, target: Any, view: View) -> None:

@@ -26,7 +26,7 @@ from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, cast
+from typing import TYPE_CHECKING
 
 from hookgraph import git
 from hookgraph.embed import no_embed, order
@@ -231,7 +231,7 @@ def _forget_if_created(path: Path, created: bool, error: StoreError) -> None:
         return
     try:
         with Store(path, readonly=True) as store:
-            if store.integer("SELECT count(*) FROM files"):
+            if store.file_count():
                 return
     except StoreError:
         pass  # not even readable: what this sync began
@@ -367,14 +367,11 @@ COMPACT_MIN_BYTES = 4 * 1024 * 1024
 
 def _compact_if_shrunk(store: Store) -> tuple[int, int] | None:
     """VACUUM the store (under the sync's write lock) when most of it is free; ``(bytes before, after)`` or None."""
-    page_size = store.integer("PRAGMA page_size")
-    pages = store.integer("PRAGMA page_count")
-    free = store.integer("PRAGMA freelist_count")
+    page_size, pages, free = store.page_counts()
     if free * page_size < COMPACT_MIN_BYTES or free < pages * COMPACT_FREE_SHARE:
         return None
-    store.db.execute("VACUUM")
-    store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    return pages * page_size, store.integer("PRAGMA page_count") * page_size
+    store.vacuum()
+    return pages * page_size, store.page_counts()[1] * page_size
 
 
 #: Meta key: the recipe whose vectors this index has copied into the repository cache.
@@ -507,17 +504,14 @@ def _apply_rule(store: Store, rule: no_embed.NoEmbedRule) -> set[str]:
     is returned to be parsed again. Vectors already there stay.
     """
     again: set[str] = set()
-    stop_waiting: list[tuple[int]] = []
-    rows = cast("list[tuple[int, str, str, int, int, int]]", store.db.execute(
-        "SELECT id, path, kind, start_line, end_line, text_hash IS NOT NULL FROM units WHERE vector_id IS NULL"
-    ).fetchall())
-    for uid, path, kind, start, end, waiting in rows:
+    stop_waiting: list[int] = []
+    for uid, path, kind, start, end, waiting in store.units_lacking_vector():
         excluded = rule.reason(path, kind, start, end) is not None
         if waiting and excluded:
-            stop_waiting.append((uid,))
+            stop_waiting.append(uid)
         elif not waiting and not excluded:
             again.add(path)
-    store.db.executemany("UPDATE units SET text_hash = NULL WHERE id = ?", stop_waiting)
+    store.stop_waiting(stop_waiting)
     return again
 
 
@@ -630,7 +624,7 @@ class _VectorFinder:
 
     def _revivable(self) -> bool:
         if self._cache_rows is None:
-            self._cache_rows = bool(self.store.integer("SELECT EXISTS (SELECT 1 FROM vector_cache)"))
+            self._cache_rows = self.store.has_vector_cache_rows()
         return self._cache_rows
 
     @property
