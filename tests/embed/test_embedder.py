@@ -23,8 +23,8 @@ from hookgraph.embed import Embedder, EmbedderError, read_sha256_sidecar
 from hookgraph.models import default_model_path, detect_preset
 from hookgraph.store import quantize
 
-FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
-REPO = Path(__file__).resolve().parents[1]
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "minilm_reference.json"
+REPO = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")

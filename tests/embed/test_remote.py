@@ -32,7 +32,7 @@ from hookgraph.embed.remote import RemoteEmbedder, normalize_embed_url
 from hookgraph.models import default_model_path
 from hookgraph.store import Store, db_path, dequantize
 from tests.conftest import index_now, REQUESTS_FIXTURE, commit_all, make_repo, run_cli
-from tests.tiny_models import TinyModels, make_tiny_models
+from tests.helpers.tiny_models import TinyModels, make_tiny_models
 
 pytest.importorskip("llama_cpp.server.app", reason="needs llama-cpp-python[server] (the test extra)")
 

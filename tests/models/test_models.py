@@ -1,7 +1,7 @@
 """Any GGUF model, pinned and never mixed; long units as windows (issue 4).
 
 Real parts only: a second real GGUF (a random-weight tiny BERT made offline
-and converted by our own converter, see ``tests/tiny_models.py``), the real
+and converted by our own converter, see ``tests/helpers/tiny_models.py``), the real
 CLI in subprocesses, real git, real llama.cpp.
 """
 
@@ -22,7 +22,7 @@ from hookgraph.search import search
 from hookgraph.store import Store, db_path
 from hookgraph.sync import Progress, SyncError
 from tests.conftest import index_now, commit_all, git, make_repo, run_cli, write_files
-from tests.tiny_models import TinyModels, make_tiny_models
+from tests.helpers.tiny_models import TinyModels, make_tiny_models
 
 MINILM = "all-MiniLM-L6-v2"
 TINY = "e5-small-tiny-test"

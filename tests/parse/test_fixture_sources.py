@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-FIXTURES = Path(__file__).parent / "fixtures" / "languages"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
 LICENCE = re.compile(r"(?i)^(license|licence|copying|copyright|notice)")
 
 

@@ -29,11 +29,11 @@ from hypothesis import strategies as st
 from hookgraph.parse.compose import embed_text, fts_columns
 from hookgraph.parse.languages import REGISTRY
 from hookgraph.parse import parse_bytes
-from tests.reliability import record
+from tests.helpers.reliability import record
 
 EXAMPLES = int(os.environ.get("HOOKGRAPH_FUZZ_EXAMPLES", "60"))
 RANDOM = bool(os.environ.get("HOOKGRAPH_FUZZ_RANDOM"))
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 COMMON = [" ", "  ", "    ", "\t", "\n", "\n\n", "\r\n", "(", ")", "{", "}", "[", "]", "<", ">", ";", ":", ",", ".",
           "=", "==", "+", "-", "*", "/", "\\", "'", '"', "`", "#", "@", "!", "&", "|", "?", "x", "foo", "Bar",
@@ -207,7 +207,7 @@ EMBED_FUZZ = textwrap.dedent(
     from hookgraph.embed import Embedder
     from hookgraph.parse.languages import REGISTRY
     from hookgraph.parse import parse_bytes
-    from tests.test_fuzz import ANY_CHAR, EXTENSION, FIRST_CLASS, sources
+    from tests.parse.test_fuzz import ANY_CHAR, EXTENSION, FIRST_CLASS, sources
 
     base = Embedder()
     base._model()

@@ -12,8 +12,8 @@ from __future__ import annotations
 import pytest
 
 from hookgraph.parse import parse_file
-from tests.parse_helpers import edges_from, has_edge, unit, units_of
-from tests.parse_helpers import no_parse_fallback  # noqa: F401 (an autouse fixture: imported, it applies here)
+from tests.helpers.parse_helpers import edges_from, has_edge, unit, units_of
+from tests.helpers.parse_helpers import no_parse_fallback  # noqa: F401 (an autouse fixture: imported, it applies here)
 
 
 

@@ -16,7 +16,7 @@ import pytest
 from hookgraph.parse import parse_file
 from hookgraph.parse.units import CodeUnit, ParsedFile
 
-FIXTURES = Path(__file__).parent / "fixtures" / "languages"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
 
 
 @pytest.fixture(autouse=True)

@@ -18,10 +18,10 @@ from pathlib import Path
 
 from hookgraph.parse import parse_file
 from hookgraph.parse.units import ParsedFile
-from tests.parse_helpers import edges_from, has_edge, unit, units_of
-from tests.parse_helpers import no_parse_fallback  # noqa: F401 (an autouse fixture: imported, it applies here)
+from tests.helpers.parse_helpers import edges_from, has_edge, unit, units_of
+from tests.helpers.parse_helpers import no_parse_fallback  # noqa: F401 (an autouse fixture: imported, it applies here)
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "languages"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
 
 
 def parse(fixture: str, path: str) -> ParsedFile:
@@ -1029,7 +1029,7 @@ impl Response {
     assert unit(pf, "MAX_HEADER_SIZE").docstring.startswith("Follow the example of curl and limit a single header")
     assert has_edge(pf, "calls", "NEXT_ID", "new")
 
-    path = Path(__file__).parent / "fixtures" / "requests_repo" / "requests" / "adapters.py"
+    path = Path(__file__).resolve().parents[1] / "fixtures" / "requests_repo" / "requests" / "adapters.py"
     pf = parse_file("requests/adapters.py", path.read_bytes())
     assert pf is not None
     values = {(u.name, u.start_line) for u in pf.units if u.kind == "constant"}

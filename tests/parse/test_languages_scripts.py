@@ -14,10 +14,10 @@ import pytest
 
 from hookgraph.parse import parse_file
 from hookgraph.parse.units import ParsedFile
-from tests.parse_helpers import edges_from, has_edge, unit, units_of
-from tests.parse_helpers import no_parse_fallback  # noqa: F401 (an autouse fixture: imported, it applies here)
+from tests.helpers.parse_helpers import edges_from, has_edge, unit, units_of
+from tests.helpers.parse_helpers import no_parse_fallback  # noqa: F401 (an autouse fixture: imported, it applies here)
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "languages"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
 
 
 def parsed(relative: str) -> ParsedFile:

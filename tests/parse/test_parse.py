@@ -1,6 +1,6 @@
 """Parser behaviour that does not depend on one language: the registry, documents,
 broken input, deep nesting, file fingerprints, speed. Per-language snippets are in
-``test_parse_languages.py``. Real tree-sitter throughout, no mocks."""
+``tests/parse/test_languages*.py``. Real tree-sitter throughout, no mocks."""
 
 from __future__ import annotations
 

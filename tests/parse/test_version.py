@@ -91,7 +91,7 @@ def test_an_empty_index_is_not_called_old(tmp_path: Path) -> None:
 
 def test_mcp_status_says_so_too(tmp_path: Path) -> None:
     """The agent's ``status`` tool carries the same fact and note, from the server's working-tree copy."""
-    from tests.test_mcp import ok, serve
+    from tests.cli.test_mcp import ok, serve
 
     root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
     run_cli(root, "index", "--no-wait", check=True)

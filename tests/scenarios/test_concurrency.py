@@ -22,12 +22,12 @@ from pathlib import Path
 
 from hookgraph.store import Store, db_path
 from tests.conftest import index_now, clean_env, commit_all, git, make_repo, write_files
-from tests.reliability import PYTHON, record, store_state, tree
-from tests.test_crash import BASE, generated
+from tests.helpers.reliability import PYTHON, record, store_state, tree
+from tests.scenarios.test_crash import BASE, generated
 
 SECONDS = 6.0  # how long new processes keep being started
 COMMITS = 4
-REPO_ROOT = Path(__file__).resolve().parent.parent
+REPO_ROOT = Path(__file__).resolve().parents[2]
 
 CHECKER = textwrap.dedent(
     """
@@ -35,7 +35,7 @@ CHECKER = textwrap.dedent(
     from pathlib import Path
     sys.path.insert(0, sys.argv[4])
     from hookgraph.store import Store, db_path
-    from tests.reliability import invariant_problems
+    from tests.helpers.reliability import invariant_problems
 
     root, deadline = Path(sys.argv[1]), time.monotonic() + float(sys.argv[2])
     valid = json.loads(Path(sys.argv[3]).read_text())

@@ -18,7 +18,7 @@ import pytest
 from hookgraph.store import MIGRATIONS, db_path
 from hookgraph.store.connection import load_vec
 from tests.conftest import index_now, make_repo, run_cli
-from tests.reliability import record, store_state, tree
+from tests.helpers.reliability import record, store_state, tree
 
 FILES = {
     "app/models.py": 'class User:\n    """A person with a login."""\n\n    def greet(self):\n        return "hi"\n',

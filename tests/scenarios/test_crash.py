@@ -21,7 +21,7 @@ import pytest
 
 from hookgraph.store import db_path
 from tests.conftest import index_now, commit_all, git, make_repo, write_files
-from tests.reliability import Budget, record, spawn, store_state, tree, wait_for_lock
+from tests.helpers.reliability import Budget, record, spawn, store_state, tree, wait_for_lock
 
 BASE = {
     "pkg/core.py": '"""Core helpers."""\n\n\ndef double(x):\n    """Twice x."""\n    return 2 * x\n',

@@ -28,7 +28,7 @@ import pytest
 from hookgraph.store import StoreError, db_path, faults
 from hookgraph.sync import read_target, sync
 from tests.conftest import TINY_APP, clean_env, commit_all, git, make_repo, run_cli, write_files
-from tests.reliability import record, store_state, tree
+from tests.helpers.reliability import record, store_state, tree
 
 READERS = (("ask", "fetch page", "--no-semantic"), ("status",), ("status", "--json"), ("callers", "fetch_page"),
            ("callees", "fetch_page"), ("graph", "fetch_page"))

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from hookgraph.embed import worker
 from tests.conftest import clean_env, commit_all, git, run_cli, write_files
-from tests.test_background import background_env, requests_copy, status, wait_until, worker_pid
+from tests.embed.test_worker import background_env, requests_copy, status, wait_until, worker_pid
 
 
 class Terminal:
@@ -217,7 +217,7 @@ def test_a_lock_timeout_names_the_holder(tmp_path: Path) -> None:
 # -- 1 and 3: one test command; help that fits a terminal ---------------------------------------------------
 
 
-REPO = Path(__file__).resolve().parent.parent
+REPO = Path(__file__).resolve().parents[2]
 
 
 def test_the_readme_test_command_is_what_ci_runs_and_passes_arguments_to_pytest() -> None:
@@ -366,7 +366,7 @@ def test_a_cache_size_of_inf_names_the_key_and_the_file_and_hooks_let_git_go_on(
 
 def test_a_read_only_git_directory_says_so_and_index_wait_still_embeds(tmp_path: Path) -> None:
     from tests.conftest import TINY_APP, make_repo
-    from tests.test_faults import read_only
+    from tests.scenarios.test_faults import read_only
 
     root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
     env = background_env()
@@ -516,7 +516,7 @@ def test_install_asks_before_changing_a_hooks_directory_every_repository_uses(tm
     chosen = run_cli(root, "install", "--all-repositories", env=env)
     assert chosen.returncode == 0 and (shared_hooks / "post-commit").exists(), chosen.stderr
     # a repository-local hooks directory is the repository's own: not the global question (a folder of the
-    # work tree is the team's, written only with --force: tests/test_install_work_tree_hooks.py)
+    # work tree is the team's, written only with --force: tests/sync/test_install_work_tree_hooks.py)
     subprocess.run(["git", "config", "core.hooksPath", ".githooks"], cwd=root, env=env, check=True)
     assert run_cli(root, "install", "--force", env=env).returncode == 0 and (root / ".githooks" / "post-commit").exists()
 

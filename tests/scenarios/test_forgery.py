@@ -23,7 +23,7 @@ import pytest
 
 from hookgraph.store import Store, db_path, vector_file
 from tests.conftest import REQUESTS_FIXTURE
-from tests.hook_helpers import PYTHON, Repo, new_repo
+from tests.helpers.hook_helpers import PYTHON, Repo, new_repo
 
 SWAPPED = ("SessionRedirectMixin.rebuild_auth", "Session.close")
 #: The README's own example question, answered by ``rebuild_auth``.

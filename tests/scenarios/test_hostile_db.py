@@ -24,8 +24,8 @@ from hookgraph.store import snapshot as snapfiles
 from hookgraph.store import Store, db_path
 from hookgraph.store.connection import load_vec
 from tests.conftest import index_now, git, make_repo, run_cli
-from tests.reliability import OpenWatcher, record, store_state, tree
-from tests.snapshot_helpers import export_database_snapshot
+from tests.helpers.reliability import OpenWatcher, record, store_state, tree
+from tests.helpers.snapshot_helpers import export_database_snapshot
 
 #: The watch on the directory beside the repository uses inotify.
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="needs inotify (Linux)")

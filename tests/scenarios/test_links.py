@@ -60,7 +60,7 @@ def test_a_tracked_file_replaced_by_a_link_loop_is_a_link_not_a_deletion(tmp_pat
 
 
 def test_every_mcp_tool_answers_beside_a_link_loop(tmp_path: Path) -> None:
-    from tests.test_mcp import ok, serve
+    from tests.cli.test_mcp import ok, serve
 
     root = _repo_with_a_loop(tmp_path)
     write_files(root, {"new_module.py": "def brand_new_helper():\n    return 2\n"})

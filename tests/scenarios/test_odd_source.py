@@ -15,7 +15,7 @@ from pathlib import Path
 
 from hookgraph.store import Store, db_path
 from tests.conftest import index_now, clean_env, git, make_repo, run_cli
-from tests.reliability import record, store_state, tree
+from tests.helpers.reliability import record, store_state, tree
 
 NFD = unicodedata.normalize("NFD", "café")
 

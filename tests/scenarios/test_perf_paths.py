@@ -17,7 +17,7 @@ from hookgraph.models.presets import read_gguf_metadata
 from hookgraph.store import Store, db_path
 from hookgraph.sync import read_target, sync
 from tests.conftest import index_now, make_repo
-from tests.hook_helpers import MATH, TEXT
+from tests.helpers.hook_helpers import MATH, TEXT
 
 
 def test_gguf_header_is_cached_by_path_size_and_mtime(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -22,7 +22,7 @@ import pytest
 
 from tests.conftest import TINY_APP, clean_env, git, make_repo, run_cli, write_files
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 README = (ROOT / "README.md").read_text(encoding="utf-8")
 URL_PLACEHOLDER = "<hookgraph's git URL>"
 REV_PLACEHOLDER = "<a commit sha of hookgraph>"

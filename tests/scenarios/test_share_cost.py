@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from hookgraph.store import Store, db_path, vector_file
-from tests.hook_helpers import MATH, PYTHON, TEXT, Repo, new_repo
+from tests.helpers.hook_helpers import MATH, PYTHON, TEXT, Repo, new_repo
 
 SNAP = ".hookgraph/shared.db"
 
@@ -145,7 +145,7 @@ def test_two_branches_snapshots_merge_by_key_without_a_conflict(sharing: Repo) -
 def test_an_older_sqlite_snapshot_is_adopted_and_merged_into_a_vector_file(sharing: Repo, tmp_path: Path) -> None:
     """A snapshot an older hookgraph committed (a SQLite copy of its index) still saves a clone the model's work,
     and a merge with a branch that has one writes a vector file holding both sides' vectors."""
-    from tests.snapshot_helpers import export_database_snapshot
+    from tests.helpers.snapshot_helpers import export_database_snapshot
 
     repo = sharing
     repo.git("checkout", "-q", "-b", "old")

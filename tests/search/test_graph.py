@@ -10,7 +10,7 @@ import pytest
 from hookgraph.search import graph
 from hookgraph.store import Store, db_path
 from tests.conftest import index_now, make_repo, run_cli
-from tests.graph_helpers import caller_names, callee_names
+from tests.helpers.graph_helpers import caller_names, callee_names
 
 POOL = '''"""A pool of connections."""
 

@@ -5,7 +5,7 @@ a class, ``helper()`` is ``this.helper()``, so callers/callees (and the plain
 "what calls X" questions ``ask`` answers from the graph) must find the
 method of the calling class, not nothing. A bare call in a language without
 methods of that kind (Python: ``helper()`` is a module function) is covered
-by tests/test_graph.py.
+by tests/search/test_graph.py.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import make_repo
-from tests.graph_helpers import caller_names, callee_names
+from tests.helpers.graph_helpers import caller_names, callee_names
 
 SOURCES = {
     "src/Pool.java": """package shop;

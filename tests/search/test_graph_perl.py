@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import make_repo
-from tests.graph_helpers import caller_names, callee_names
+from tests.helpers.graph_helpers import caller_names, callee_names
 
 SOURCES = {
     "lib/Shop/FrontEnd.pm": """package Shop::FrontEnd;

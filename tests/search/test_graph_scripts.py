@@ -19,9 +19,9 @@ import pytest
 from hookgraph.search import graph
 from hookgraph.store import Store, db_path
 from tests.conftest import git, make_repo, run_cli
-from tests.graph_helpers import caller_names
+from tests.helpers.graph_helpers import caller_names
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "languages"
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
 HELPER = "Symfony\\Component\\Console\\Helper\\"
 
 

@@ -113,7 +113,7 @@ def test_status_says_which_kinds_have_no_vectors_and_why(kinds_repo: Path) -> No
 
 def test_mcp_search_takes_kind(kinds_repo: Path) -> None:
     pytest.importorskip("mcp")
-    from tests.test_mcp import ok, serve
+    from tests.cli.test_mcp import ok, serve
 
     async def body(session, call) -> None:  # type: ignore[no-untyped-def]
         answer = ok(await call("search", {"query": QUESTION, "top": 10, "kind": "class"}))

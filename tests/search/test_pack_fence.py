@@ -19,7 +19,7 @@ import anyio  # noqa: E402
 from mcp import ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
-from tests.test_mcp import ok  # noqa: E402
+from tests.cli.test_mcp import ok  # noqa: E402
 
 API = '''"""HTTP helpers."""
 

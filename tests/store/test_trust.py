@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from hookgraph.store import Store, db_path
-from tests.hook_helpers import PYTHON, Repo, new_repo
+from tests.helpers.hook_helpers import PYTHON, Repo, new_repo
 
 SESSION = '''"""HTTP sessions."""
 
@@ -131,7 +131,7 @@ def _forge_snapshot(repo: Repo, older_format: bool = False) -> None:
     if not older_format:
         _swap_in_file(repo, "rebuild_auth", "Session.get")
         return
-    from tests.snapshot_helpers import export_database_snapshot
+    from tests.helpers.snapshot_helpers import export_database_snapshot
 
     export_database_snapshot(repo.path)
     with Store(path) as snap, snap.transaction():
@@ -389,7 +389,7 @@ def test_a_pulled_model_change_is_followed_with_its_snapshot_or_named_with_the_o
     """A teammate switches the model: with a snapshot embedded by it, the pull adopts it (one line, no local
     embedding); without one, the pull and ``ask`` name the teammate's commit and `hookgraph index --reembed`."""
     from hookgraph.embed import Embedder
-    from tests.tiny_models import make_tiny_models
+    from tests.helpers.tiny_models import make_tiny_models
 
     repo = author
     tiny = make_tiny_models(tmp_path / "tiny").a

@@ -63,7 +63,7 @@ def test_the_cache_stays_within_its_bound_and_forgets_the_least_recently_used(tm
 _WRITER = """
 import sys
 sys.path.insert(0, {root!r})
-from tests.test_vector_cache import vector
+from tests.store.test_vector_cache import vector
 from hookgraph.store.vector_cache import VectorCache
 cache = VectorCache(__import__("pathlib").Path({path!r}), 64 << 20)
 first = int(sys.argv[1])
@@ -76,7 +76,7 @@ assert cache.problem is None, cache.problem
 
 def test_concurrent_writers_lose_nothing_and_fail_nothing(tmp_path: Path) -> None:
     path = tmp_path / "vectors.db"
-    code = _WRITER.format(root=str(Path(__file__).resolve().parent.parent), path=str(path))
+    code = _WRITER.format(root=str(Path(__file__).resolve().parents[2]), path=str(path))
     procs = [subprocess.Popen([sys.executable, "-c", code, str(first)], stderr=subprocess.PIPE, text=True)
              for first in (0, 10000, 20000)]
     for proc in procs:

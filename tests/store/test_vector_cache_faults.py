@@ -12,7 +12,7 @@ import json
 from pathlib import Path
 
 from tests.conftest import run_cli
-from tests.test_faults import fill, indexed_app, tmpfs
+from tests.scenarios.test_faults import fill, indexed_app, tmpfs
 
 
 def _sha(path: Path) -> str:

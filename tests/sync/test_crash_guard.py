@@ -180,7 +180,7 @@ def test_ctrl_c_as_fork_returns_is_answered_by_the_child_not_lost_in_an_at_fork_
     script.write_text(CTRL_C_AT_FORK)
     for side in ("child", "parent"):
         proc = subprocess.run([sys.executable, str(script), side], capture_output=True, text=True, timeout=60,
-                              env=clean_env(PYTHONPATH=str(Path(__file__).resolve().parents[1])))
+                              env=clean_env(PYTHONPATH=str(Path(__file__).resolve().parents[2])))
         assert "Traceback" not in proc.stderr and "Exception ignored" not in proc.stderr, (side, proc.stderr)
         interrupted = proc.stderr.strip() == crash_guard.INTERRUPTED_LINE and "result 130" in proc.stdout
         if side == "child":  # held until the child's first step: it never starts the work

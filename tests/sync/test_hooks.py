@@ -18,7 +18,7 @@ import pytest
 from hookgraph.sync import hooks
 from hookgraph.store.lock import write_lock
 from hookgraph.store import Store, db_path
-from tests.hook_helpers import MATH, PYTHON, TEXT, Repo, hooks_of, new_repo
+from tests.helpers.hook_helpers import MATH, PYTHON, TEXT, Repo, hooks_of, new_repo
 
 ZERO = "0" * 40
 

@@ -7,7 +7,7 @@ import subprocess
 from pathlib import Path
 
 from hookgraph.sync.install import CHAINED_SUFFIX, MARKER
-from tests.hook_helpers import MATH, PYTHON, TEXT, hooks_of, new_repo
+from tests.helpers.hook_helpers import MATH, PYTHON, TEXT, hooks_of, new_repo
 
 HOOKS = ["post-applypatch", "post-checkout", "post-commit", "post-merge", "post-rewrite", "pre-commit"]
 
@@ -110,7 +110,7 @@ def test_install_from_a_worktree_and_with_core_hooks_path(tmp_path: Path) -> Non
     assert repo.store_map() != repo.store_map(worktree)
 
     # core.hooksPath: install writes there (relative paths are relative to the work tree), git runs them;
-    # a folder of the work tree is the team's, written only with --force (tests/test_install_work_tree_hooks.py).
+    # a folder of the work tree is the team's, written only with --force (tests/sync/test_install_work_tree_hooks.py).
     repo.hookgraph("install", "--uninstall")
     repo.git("config", "core.hooksPath", ".githooks")
     proc = repo.hookgraph("install", "--force")
@@ -154,7 +154,7 @@ def test_pre_commit_hooks_yaml_system_hook_runs_from_a_repository_path(tmp_path:
     """The published `.pre-commit-hooks.yaml`, used the way users use it (hookgraph-system, offline)."""
     hooks_repo = tmp_path / "hooks-repo"
     hooks_repo.mkdir()
-    src = Path(__file__).resolve().parent.parent / ".pre-commit-hooks.yaml"
+    src = Path(__file__).resolve().parents[2] / ".pre-commit-hooks.yaml"
     (hooks_repo / ".pre-commit-hooks.yaml").write_text(src.read_text())
     repo = new_repo(tmp_path, framework=False)
     repo.hookgraph("install", "--uninstall")

@@ -10,7 +10,7 @@ import pytest
 
 from hookgraph.search import search
 from hookgraph.store import Store, db_path
-from tests.hook_helpers import MATH, PYTHON, TEXT, Repo, hooks_of, new_repo
+from tests.helpers.hook_helpers import MATH, PYTHON, TEXT, Repo, hooks_of, new_repo
 
 
 def _add_function(text: str, name: str, body: str = "return 1") -> str:
@@ -303,7 +303,7 @@ def test_an_older_snapshot_is_read_through_a_migrated_copy(tmp_path: Path) -> No
 
     from hookgraph.store.snapshot import SnapshotVectors, current_schema
     from hookgraph.store import MIGRATIONS, SchemaUpgradeNeeded
-    from tests.test_store import _hex_key, _schema_3_store, _unit
+    from tests.store.test_store import _hex_key, _schema_3_store, _unit
 
     rng = np.random.default_rng(7)
     snapshot = tmp_path / "shared.db"
@@ -336,7 +336,7 @@ def test_a_hook_after_an_upgrade_migrates_the_older_index(tmp_path: Path) -> Non
     from hookgraph.sync import read_target, sync
     from hookgraph.sync.adopt import VectorSource
     from tests.conftest import make_repo
-    from tests.test_store import _schema_3_store, _unit
+    from tests.store.test_store import _schema_3_store, _unit
 
     repo = make_repo(tmp_path / "repo", {"p.py": "def f():\n    return 1\n"})
     live = db_path(repo)
