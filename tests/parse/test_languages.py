@@ -12,10 +12,9 @@ from __future__ import annotations
 import pytest
 
 from hookgraph.parse import parse_file
-from tests.helpers.parse_helpers import edges_from, has_edge, unit, units_of
+from tests.helpers.parse_helpers import FILE, PATH, Case, Edge, check_case, has_edge, unit, units_of
 from tests.helpers.parse_helpers import no_parse_fallback  # noqa: F401 (an autouse fixture: imported, it applies here)
-
-
+from tests.conftest import FIXTURES
 
 
 PYTHON = r'''#!/usr/bin/env python
@@ -411,202 +410,10 @@ public class OrderService<T extends Order> extends AbstractService implements Cl
 # --------------------------------------------------------------------------- Python
 
 
-def test_python_units():
-    pf = parse_file("src/requests/sessions.py", PYTHON.encode())
-    assert pf.language == "python" and not pf.had_errors
-    assert units_of(pf) == {
-        ("constant", "DEFAULT_REDIRECTS", 15, 15),  # a module-level UPPER_CASE name
-        ("function", "merge_setting", 18, 27),
-        ("class", "SessionRedirectMixin", 30, 33),
-        ("method", "SessionRedirectMixin.resolve_redirects", 32, 33),
-        # the decorator belongs to the class
-        ("class", "Session", 36, 62),
-        ("class", "Session.Config", 43, 44),
-        ("method", "Session.__init__", 46, 48),
-        ("method", "Session.closed", 50, 52),
-        ("method", "Session.request", 54, 62),
-        ("function", "session", 65, 66),
-    }
-    assert unit(pf, "DEFAULT_REDIRECTS").docstring == "Default number of redirects to follow."
-    # the closure to_key_val_list is part of merge_setting, not a unit
-    assert "to_key_val_list" not in {u.name for u in pf.units}
-
-
-def test_python_signatures_docstrings_and_text():
-    pf = parse_file("src/requests/sessions.py", PYTHON.encode())
-    request = unit(pf, "Session.request")
-    assert request.signature == "def request(self, method, url, params=None)"
-    assert request.parent == "Session"
-    assert unit(pf, "Session.closed").signature == "def closed(self) -> bool"
-    assert unit(pf, "Session").signature == "class Session(SessionRedirectMixin, hooks.Hookable)"
-    assert unit(pf, "Session").docstring == "A Requests session.\n\nProvides cookie persistence."
-    assert unit(pf, "merge_setting").docstring == "Merge a request setting with the session's one."
-    # a comment directly above a definition is its docstring when it has none
-    assert unit(pf, "SessionRedirectMixin.resolve_redirects").docstring == "Resolves redirects for a session."
-    assert unit(pf, "session").docstring == ""
-    text = unit(pf, "merge_setting").text
-    assert text.startswith("def merge_setting(") and text.endswith("return merged")
-    assert unit(pf, "Session").text.startswith("@dataclass_like(frozen=True)\nclass Session(")
-
-
-def test_python_edges():
-    pf = parse_file("src/requests/sessions.py", PYTHON.encode())
-    path = "src/requests/sessions.py"
-    # contains
-    assert has_edge(pf, "contains", path, "Session", line=36)
-    assert has_edge(pf, "contains", "Session", "Session.request")
-    assert has_edge(pf, "contains", "Session", "Session.Config")
-    assert edges_from(pf, "contains", path) == {"DEFAULT_REDIRECTS", "merge_setting", "SessionRedirectMixin", "Session",
-                                                "session"}
-    # imports, module-level and local
-    assert has_edge(pf, "imports", path, "os.path", line=8)
-    assert has_edge(pf, "imports", path, "collections")
-    assert has_edge(pf, "imports", path, "OrderedDict", "collections.OrderedDict")
-    assert has_edge(pf, "imports", path, ".adapters")
-    assert has_edge(pf, "imports", path, "HTTPAdapter", ".adapters.HTTPAdapter", line=10)
-    assert has_edge(pf, "imports", path, "hooks", ".hooks")
-    assert has_edge(pf, "imports", "Session.request", "json", line=60)
-    # calls: last identifier + full callee; closure calls belong to the enclosing function
-    assert has_edge(pf, "calls", "Session.request", "send", 'self.adapters["https://"].send', line=62)
-    assert has_edge(pf, "calls", "Session.request", "prepare_request", "self.prepare_request")
-    assert has_edge(pf, "calls", "Session.__init__", "mount", "self.mount")
-    assert has_edge(pf, "calls", "merge_setting", "items", "value.items", line=24)
-    assert has_edge(pf, "calls", "merge_setting", "to_key_val_list")
-    assert has_edge(pf, "calls", "session", "Session")
-    # inherits: bare and dotted bases, keyword arguments are not bases
-    assert has_edge(pf, "inherits", "Session", "SessionRedirectMixin")
-    assert has_edge(pf, "inherits", "Session", "Hookable", "hooks.Hookable", line=37)
-    assert edges_from(pf, "inherits", "Session") == {"SessionRedirectMixin", "Hookable"}
-
-
-def test_python_file_unit_fingerprint():
-    pf = parse_file("src/requests/sessions.py", PYTHON.encode())
-    file_unit = pf.units[0]
-    assert (file_unit.kind, file_unit.name, file_unit.qualname) == ("file", "sessions.py", "src/requests/sessions.py")
-    assert (file_unit.start_line, file_unit.end_line) == (1, 66)
-    assert file_unit.docstring == "Session management for the HTTP client."
-    assert file_unit.text == (
-        "src/requests/sessions.py\n"
-        "defines: merge_setting, SessionRedirectMixin (resolve_redirects), Session (Config, __init__, closed, request), session\n"
-        "Session management for the HTTP client."
-    )
-
-
 # --------------------------------------------------------------------------- JavaScript
 
 
-def test_javascript():
-    path = "web/src/client.js"
-    pf = parse_file(path, JAVASCRIPT.encode())
-    assert pf.language == "javascript" and not pf.had_errors
-    assert units_of(pf) == {
-        ("constant", "DEFAULT_TIMEOUT", 9, 9),
-        ("function", "fetchJson", 15, 18),
-        ("function", "buildUrl", 20, 23),
-        ("class", "ApiClient", 25, 40),
-        ("method", "ApiClient.constructor", 26, 29),
-        ("method", "ApiClient.get", 32, 35),
-        ("method", "ApiClient.handleError", 37, 39),
-    }
-    fetch = unit(pf, "fetchJson")
-    assert fetch.signature == "export const fetchJson = async (url, options = {}) =>"
-    assert fetch.docstring == "Fetch a URL and decode its JSON body.\nstring url"  # JSDoc markup dropped
-    assert unit(pf, "ApiClient.get").signature == "async get(resource)"
-    assert unit(pf, "ApiClient.get").docstring == "Retry a GET until it succeeds."
-    assert unit(pf, "ApiClient").signature == "export class ApiClient extends EventEmitter"
-    assert pf.units[0].docstring == "HTTP client helpers: retries and JSON decoding."
-
-    assert has_edge(pf, "contains", path, "ApiClient")
-    assert has_edge(pf, "contains", "ApiClient", "ApiClient.handleError")
-    assert has_edge(pf, "imports", path, "axios", line=4)
-    assert has_edge(pf, "imports", path, "./utils", line=5)
-    assert has_edge(pf, "imports", path, "retry", "./utils:retry")
-    assert has_edge(pf, "imports", path, "backoff", "./utils:backoff")
-    assert has_edge(pf, "imports", path, "path", line=6)  # require("path")
-    assert has_edge(pf, "calls", "fetchJson", "get", "axios.get", line=16)
-    # the arrow function `encode` is part of buildUrl
-    assert has_edge(pf, "calls", "buildUrl", "encodeURIComponent", line=21)
-    assert has_edge(pf, "calls", "buildUrl", "join", "Object.keys().map().join")
-    assert has_edge(pf, "calls", "ApiClient.get", "buildUrl", line=33)
-    assert has_edge(pf, "calls", "ApiClient.get", "fetchJson")
-    assert has_edge(pf, "calls", "ApiClient.handleError", "ApiError", "errors.ApiError")
-    assert has_edge(pf, "inherits", "ApiClient", "EventEmitter", line=25)
-
-
 # --------------------------------------------------------------------------- TypeScript / TSX
-
-
-def test_typescript():
-    path = "src/store.ts"
-    pf = parse_file(path, TYPESCRIPT.encode())
-    assert pf.language == "typescript" and not pf.had_errors
-    assert units_of(pf) == {
-        ("interface", "StoreOptions", 7, 10),
-        ("method", "StoreOptions.serialize", 9, 9),
-        ("enum", "Mode", 12, 15),
-        ("class", "Store", 17, 40),
-        ("method", "Store.constructor", 21, 23),
-        ("method", "Store.get", 26, 34),
-        ("method", "Store.dispose", 36, 39),
-        ("function", "createStore", 42, 43),
-        ("function", "isStore", 45, 47),
-    }
-    assert unit(pf, "Store").signature == (
-        "export class Store<T> extends EventEmitter implements Disposable, Iterable<T>"
-    )
-    assert unit(pf, "Store.get").signature == "async get(key: string): Promise<T | undefined>"
-    assert unit(pf, "Store.get").docstring == "Read a value, falling back to the backend."
-    assert unit(pf, "StoreOptions").docstring == "Options accepted by {@link Store}."
-    assert unit(pf, "createStore").signature == "export const createStore = <T,>(backend: Backend<T>): Store<T> =>"
-    assert pf.units[0].docstring == "Typed key-value store with pluggable persistence backends."
-
-    assert has_edge(pf, "contains", path, "Store")
-    assert has_edge(pf, "contains", "Store", "Store.dispose")
-    assert has_edge(pf, "imports", path, "events")
-    assert has_edge(pf, "imports", path, "EventEmitter", "events:EventEmitter", line=2)
-    assert has_edge(pf, "imports", path, "./backend")
-    assert has_edge(pf, "imports", path, "Serializer", "./backend:Serializer")
-    assert has_edge(pf, "calls", "Store.get", "get", "this.cache.get", line=27)
-    assert has_edge(pf, "calls", "Store.get", "load", line=31)
-    assert has_edge(pf, "calls", "Store.get", "join", "path.join", line=31)
-    assert has_edge(pf, "calls", "Store.dispose", "emit", "this.emit")
-    assert has_edge(pf, "calls", "createStore", "Store", line=43)
-    assert has_edge(pf, "inherits", "Store", "EventEmitter", line=18)
-    assert has_edge(pf, "inherits", "Store", "Disposable")
-    assert has_edge(pf, "inherits", "Store", "Iterable")
-    assert has_edge(pf, "inherits", "StoreOptions", "BaseOptions", line=7)
-
-
-def test_tsx():
-    path = "ui/TodoList.tsx"
-    pf = parse_file(path, TSX.encode())
-    assert pf.language == "tsx" and not pf.had_errors
-    assert units_of(pf) == {
-        ("interface", "TodoListProps", 5, 8),
-        ("function", "TodoItem", 11, 15),
-        ("function", "TodoList", 17, 33),
-        ("class", "TodoStore", 35, 40),
-        ("method", "TodoStore.flush", 37, 39),
-    }
-    assert unit(pf, "TodoList").signature == (
-        "export function TodoList({ initial, onChange }: TodoListProps): JSX.Element"
-    )
-    assert unit(pf, "TodoItem").docstring == "Render a single todo row."
-    assert unit(pf, "TodoStore.flush").docstring == "Persist every todo."
-
-    assert has_edge(pf, "contains", path, "TodoList")
-    assert has_edge(pf, "contains", "TodoStore", "TodoStore.flush")
-    assert has_edge(pf, "imports", path, "react", line=2)
-    assert has_edge(pf, "imports", path, "useState", "react:useState")
-    assert has_edge(pf, "imports", path, "../api/todos", line=3)
-    # calls inside the useCallback closure belong to TodoList
-    assert has_edge(pf, "calls", "TodoList", "setTodos", line=22)
-    assert has_edge(pf, "calls", "TodoList", "useCallback", line=20)
-    # rendering a component counts as calling it; HTML elements do not
-    assert has_edge(pf, "calls", "TodoList", "TodoItem", line=29)
-    assert "ul" not in edges_from(pf, "calls", "TodoList")
-    assert has_edge(pf, "calls", "TodoStore.flush", "saveTodos")
-    assert has_edge(pf, "inherits", "TodoStore", "BaseStore", line=35)
 
 
 OBJECT_MODULE = """const known = { http: httpAdapter };
@@ -646,146 +453,10 @@ def test_functions_in_object_literals_are_units(path):
 # --------------------------------------------------------------------------- Go
 
 
-def test_go():
-    path = "internal/server/server.go"
-    pf = parse_file(path, GO.encode())
-    assert pf.language == "go" and not pf.had_errors
-    assert units_of(pf) == {
-        ("interface", "Handler", 15, 19),
-        ("method", "Handler.ServeRoute", 18, 18),
-        ("struct", "Server", 22, 27),
-        # a struct declared inside a `type ( ... )` group covers its own lines
-        ("struct", "Config", 31, 33),
-        ("type", "Option", 34, 34),  # a named function type is a unit too
-        ("function", "New", 38, 44),
-        ("method", "Server.Serve", 47, 57),
-        ("method", "Server.Routes", 59, 61),
-    }
-    serve = unit(pf, "Server.Serve")
-    assert serve.signature == "func (s *Server) Serve(ctx context.Context) error"
-    assert serve.docstring == "Serve accepts connections until ctx is done."
-    assert serve.parent == "Server"
-    assert unit(pf, "Server.Routes").signature == "func (s Server) Routes() []string"
-    assert unit(pf, "Server").signature == "type Server struct"
-    assert unit(pf, "Handler").signature == "type Handler interface"
-    assert unit(pf, "Handler.ServeRoute").docstring == "ServeRoute handles a request for its route."
-    # the licence header is skipped; the package comment describes the file
-    assert pf.units[0].docstring == "Package server implements a small HTTP server with graceful shutdown."
-
-    assert has_edge(pf, "contains", path, "Server")
-    assert has_edge(pf, "contains", "Server", "Server.Serve")
-    assert has_edge(pf, "contains", "Handler", "Handler.ServeRoute")
-    assert has_edge(pf, "imports", path, "fmt", line=8)
-    assert has_edge(pf, "imports", path, "net/http", line=9)
-    assert has_edge(pf, "imports", path, "example.com/app/internal/log")
-    # the closures' calls belong to Serve
-    assert has_edge(pf, "calls", "Server.Serve", "Shutdown", "s.srv.Shutdown", line=49)
-    assert has_edge(pf, "calls", "Server.Serve", "Done", "ctx.Done")
-    assert has_edge(pf, "calls", "Server.Serve", "Errorf", "fmt.Errorf", line=56)
-    assert has_edge(pf, "calls", "New", "opt", line=41)
-    # struct and interface embedding
-    assert has_edge(pf, "inherits", "Server", "Logger", "log.Logger", line=23)
-    assert has_edge(pf, "inherits", "Server", "Config", line=24)
-    assert has_edge(pf, "inherits", "Handler", "Named", "log.Named")
-    assert "routes" not in edges_from(pf, "inherits", "Server")
-
-
 # --------------------------------------------------------------------------- Rust
 
 
-def test_rust():
-    path = "src/cache.rs"
-    pf = parse_file(path, RUST.encode())
-    assert pf.language == "rust" and not pf.had_errors
-    assert units_of(pf) == {
-        ("trait", "EvictionHook", 8, 15),
-        ("method", "EvictionHook::on_evict", 10, 10),
-        ("method", "EvictionHook::name", 12, 14),
-        ("struct", "LruCache", 19, 23),
-        # methods of `impl ... LruCache<K, V>` blocks (not units themselves)
-        ("method", "LruCache::new", 27, 29),
-        ("method", "LruCache::insert", 31, 37),
-        ("method", "LruCache::evict_if_full", 39, 44),
-        ("method", "LruCache::fmt", 48, 50),
-        ("enum", "Policy", 53, 56),
-        ("module", "tests", 59, 68),
-        ("function", "tests::evicts_oldest", 63, 67),
-    }
-    insert = unit(pf, "LruCache::insert")
-    assert insert.signature == "pub fn insert(&mut self, key: K, value: V) -> Option<V>"
-    assert insert.parent == "LruCache"
-    assert unit(pf, "LruCache::new").docstring == "Create an empty cache holding at most `capacity` entries."
-    # a doc comment above #[derive(...)] still documents the struct
-    assert unit(pf, "LruCache").docstring == "A least-recently-used cache."
-    assert unit(pf, "EvictionHook").signature == "pub trait EvictionHook<K>: Send + fmt::Debug"
-    assert unit(pf, "EvictionHook::on_evict").signature == "fn on_evict(&self, key: &K)"
-    assert pf.units[0].docstring == "A bounded LRU cache with pluggable eviction hooks."
-
-    assert has_edge(pf, "contains", path, "LruCache")
-    assert has_edge(pf, "contains", "LruCache", "LruCache::fmt")
-    assert has_edge(pf, "contains", "tests", "tests::evicts_oldest")
-    assert has_edge(pf, "imports", path, "std::collections::HashMap", line=3)
-    assert has_edge(pf, "imports", path, "Display", "std::fmt::Display", line=4)
-    assert has_edge(pf, "imports", path, "crate::hooks", line=5)
-    assert has_edge(pf, "imports", "tests", "super")
-    # the closure `touch` is part of insert
-    assert has_edge(pf, "calls", "LruCache::insert", "retain", "order.retain", line=32)
-    assert has_edge(pf, "calls", "LruCache::insert", "evict_if_full", "self.evict_if_full")
-    assert has_edge(pf, "calls", "LruCache::new", "with_capacity", "HashMap::with_capacity", line=28)
-    assert has_edge(pf, "calls", "tests::evicts_oldest", "new", "LruCache::new")
-    # impl Trait for Type, and supertraits
-    assert has_edge(pf, "inherits", "LruCache", "Display", "fmt::Display", line=47)
-    assert has_edge(pf, "inherits", "EvictionHook", "Send")
-    assert has_edge(pf, "inherits", "EvictionHook", "Debug", "fmt::Debug")
-
-
 # --------------------------------------------------------------------------- Java
-
-
-def test_java():
-    path = "src/main/java/com/example/orders/OrderService.java"
-    pf = parse_file(path, JAVA.encode())
-    assert pf.language == "java" and not pf.had_errors
-    assert units_of(pf) == {
-        ("class", "OrderService", 11, 51),
-        ("method", "OrderService.OrderService", 15, 18),
-        ("method", "OrderService.place", 26, 33),
-        ("method", "OrderService.purge", 36, 38),
-        ("class", "OrderService.Builder", 40, 44),
-        ("method", "OrderService.Builder.build", 41, 43),
-        ("interface", "OrderService.Listener", 46, 48),
-        ("method", "OrderService.Listener.onPlaced", 47, 47),
-        ("enum", "OrderService.Status", 50, 50),
-    }
-    place = unit(pf, "OrderService.place")
-    assert place.signature == (
-        "public <R extends Receipt> String place(T order, Class<R> receiptType) throws PaymentException"
-    )
-    assert place.docstring == (
-        "Place an order and capture its payment.\n\n"
-        "@param order the order to place\n"
-        "@return the confirmation id"
-    )
-    assert place.text.startswith("    @Override\n")
-    assert unit(pf, "OrderService.purge").docstring == "Drop orders that were never paid."
-    assert unit(pf, "OrderService").docstring == "Coordinates order placement and payment capture."
-    # one class per file: its Javadoc describes the file
-    assert pf.units[0].docstring == "Coordinates order placement and payment capture."
-
-    assert has_edge(pf, "contains", path, "OrderService")
-    assert has_edge(pf, "contains", "OrderService", "OrderService.Builder")
-    assert has_edge(pf, "contains", "OrderService.Builder", "OrderService.Builder.build")
-    assert has_edge(pf, "imports", path, "java.util.List", line=4)
-    assert has_edge(pf, "imports", path, "java.util.concurrent", line=5)
-    assert has_edge(pf, "imports", path, "com.example.payments.PaymentGateway")
-    # the lambda's calls belong to place
-    assert has_edge(pf, "calls", "OrderService.place", "info", "log.info", line=29)
-    assert has_edge(pf, "calls", "OrderService.place", "getConfirmationId", "gateway.capture().getConfirmationId")
-    assert has_edge(pf, "calls", "OrderService.place", "validate", line=28)
-    assert has_edge(pf, "calls", "OrderService.Builder.build", "StripeGateway", line=42)
-    assert has_edge(pf, "inherits", "OrderService", "AbstractService", line=11)
-    assert has_edge(pf, "inherits", "OrderService", "Closeable")
-    assert has_edge(pf, "inherits", "OrderService", "Repository")
 
 
 # CommonJS in the style of express 4 (lib/router/index.js, lib/response.js) and of
@@ -831,29 +502,6 @@ module.exports = function (req, res, next) {
   return parse(req.url);
 };
 """
-
-
-def test_commonjs_prototype_and_object_functions_are_qualified():
-    path = "lib/router/index.js"
-    pf = parse_file(path, COMMONJS.encode())
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ("function", "Router", 8, 10),
-        ("method", "Router.handle", 13, 15),
-        ("method", "Router.route", 18, 18),
-        ("method", "Router.use", 19, 19),
-        ("method", "Router.from", 23, 23),
-        ("method", "res.status", 25, 28),
-        ("function", "compile", 30, 30),
-        ("function", "flatten", 31, 31),
-    }
-    handle = unit(pf, "Router.handle")
-    assert handle.parent == "Router" and handle.docstring == "Dispatch a req, res into the router."
-    assert has_edge(pf, "contains", "Router", "Router.handle")
-    assert has_edge(pf, "calls", "Router.handle", "next")
-    assert has_edge(pf, "calls", "Router.route", "Route")
-    # a lint pragma is not documentation
-    assert unit(pf, "Router.from").docstring == ""
 
 
 def test_a_module_that_is_one_function_is_named_after_its_file():
@@ -981,22 +629,6 @@ JSDOC = """export default class IANAZone extends Zone {
   }
 }
 """
-
-
-def test_jsdoc_tags_keep_their_words_not_their_markup():
-    """Docs keep what JSDoc says in words (parameter names, types, descriptions);
-    tag markup and tag-only lines (@override, @private) go."""
-    pf = parse_file("src/zones/IANAZone.js", JSDOC.encode())
-    assert unit(pf, "IANAZone.offsetName").docstring == (
-        "Returns the offset's common name (such as EST) at the specified timestamp\n"
-        "number ts - Epoch milliseconds for which to get the name\n"
-        "Object opts - Options to affect the format\n"
-        "string opts.format - What style of offset to return.\n"
-        "string"
-    )
-    assert unit(pf, "IANAZone.use").docstring == (
-        "Add a new interceptor to the stack\n\nFunction fulfilled\nNumber An ID used to remove interceptor later"
-    )
 
 
 RUST_CFG = b"""//! Blocking work.
@@ -1224,17 +856,6 @@ macro_rules! count {
 """
 
 
-def test_a_rust_macro_takes_the_docs_at_the_head_of_its_expansion():
-    """tokio documents ``select!``, ``join!`` and ``try_join!`` through a ``doc`` macro whose expansion opens
-    with the item's doc comments: those are the macro's docs (they were found by no unit)."""
-    pf = parse_file("tokio/src/macros/select.rs", RUST_DOC_MACRO)
-    assert unit(pf, "doc").docstring == (
-        "Waits on multiple concurrent branches, returning when the **first** branch\n"
-        "completes, cancelling the remaining branches.\n\nThe `select!` macro must be used inside of async functions."
-    )
-    assert unit(pf, "count").docstring == ""
-
-
 def test_declared_types_are_recorded_as_types_edges():
     """A variable, parameter or field and the type it is declared with, as written (a field is its class's);
     an inferred declaration (``auto``) records nothing."""
@@ -1260,3 +881,388 @@ def test_declared_types_are_recorded_as_types_edges():
         ("Engine", "group", "*RouterGroup"), ("Engine.Serve", "e", "*Engine"), ("Engine.Serve", "c", "*Context"),
         ("Engine.Serve", "srv", "=Server"),  # built, not declared: a declaration of srv would go first
     }
+
+
+# --------------------------------------------------------------------------- the table: one row per parsed file
+#: Each row parses one file as one repository path and pins what the parse must hold (see ``Case``); the
+#: tests above are the ones that ask something a row cannot say.
+CASES = [
+    Case(
+        "python_units", path="src/requests/sessions.py", source=PYTHON.encode(), language="python", clean=True,
+        units={
+            ("constant", "DEFAULT_REDIRECTS", 15, 15),  # a module-level UPPER_CASE name
+            ("function", "merge_setting", 18, 27),
+            ("class", "SessionRedirectMixin", 30, 33),
+            ("method", "SessionRedirectMixin.resolve_redirects", 32, 33),
+            # the decorator belongs to the class
+            ("class", "Session", 36, 62),
+            ("class", "Session.Config", 43, 44),
+            ("method", "Session.__init__", 46, 48),
+            ("method", "Session.closed", 50, 52),
+            ("method", "Session.request", 54, 62),
+            ("function", "session", 65, 66),
+        },
+        checks=[
+            ("DEFAULT_REDIRECTS", "docstring", "==", "Default number of redirects to follow."),
+        ],
+        not_units=[
+            # the closure to_key_val_list is part of merge_setting, not a unit
+            "to_key_val_list",
+        ],
+    ),
+    Case(
+        "python_signatures_docstrings_and_text", path="src/requests/sessions.py", source=PYTHON.encode(),
+        checks=[
+            ("Session.request", "signature", "==", "def request(self, method, url, params=None)"),
+            ("Session.request", "parent", "==", "Session"),
+            ("Session.closed", "signature", "==", "def closed(self) -> bool"),
+            ("Session", "signature", "==", "class Session(SessionRedirectMixin, hooks.Hookable)"),
+            ("Session", "docstring", "==", "A Requests session.\n\nProvides cookie persistence."),
+            ("merge_setting", "docstring", "==", "Merge a request setting with the session's one."),
+            # a comment directly above a definition is its docstring when it has none
+            ("SessionRedirectMixin.resolve_redirects", "docstring", "==", "Resolves redirects for a session."),
+            ("session", "docstring", "==", ""),
+            ("merge_setting", "text", "startswith", "def merge_setting("),
+            ("merge_setting", "text", "endswith", "return merged"),
+            ("Session", "text", "startswith", "@dataclass_like(frozen=True)\nclass Session("),
+        ],
+    ),
+    Case(
+        "python_edges", path="src/requests/sessions.py", source=PYTHON.encode(),
+        edges=[
+            # contains
+            Edge("contains", PATH, "Session", line=36),
+            Edge("contains", "Session", "Session.request"),
+            Edge("contains", "Session", "Session.Config"),
+            # imports, module-level and local
+            Edge("imports", PATH, "os.path", line=8),
+            Edge("imports", PATH, "collections"),
+            Edge("imports", PATH, "OrderedDict", "collections.OrderedDict"),
+            Edge("imports", PATH, ".adapters"),
+            Edge("imports", PATH, "HTTPAdapter", ".adapters.HTTPAdapter", line=10),
+            Edge("imports", PATH, "hooks", ".hooks"),
+            Edge("imports", "Session.request", "json", line=60),
+            # calls: last identifier + full callee; closure calls belong to the enclosing function
+            Edge("calls", "Session.request", "send", 'self.adapters["https://"].send', line=62),
+            Edge("calls", "Session.request", "prepare_request", "self.prepare_request"),
+            Edge("calls", "Session.__init__", "mount", "self.mount"),
+            Edge("calls", "merge_setting", "items", "value.items", line=24),
+            Edge("calls", "merge_setting", "to_key_val_list"),
+            Edge("calls", "session", "Session"),
+            # inherits: bare and dotted bases, keyword arguments are not bases
+            Edge("inherits", "Session", "SessionRedirectMixin"),
+            Edge("inherits", "Session", "Hookable", "hooks.Hookable", line=37),
+        ],
+        edge_sets=[
+            ("contains", PATH, {"DEFAULT_REDIRECTS", "merge_setting", "SessionRedirectMixin", "Session",
+                                                            "session"}),
+            ("inherits", "Session", {"SessionRedirectMixin", "Hookable"}),
+        ],
+    ),
+    Case(
+        "python_file_unit_fingerprint", path="src/requests/sessions.py", source=PYTHON.encode(),
+        checks=[
+            (FILE, "kind", "==", "file"),
+            (FILE, "name", "==", "sessions.py"),
+            (FILE, "qualname", "==", "src/requests/sessions.py"),
+            (FILE, "start_line", "==", 1),
+            (FILE, "end_line", "==", 66),
+            (FILE, "docstring", "==", "Session management for the HTTP client."),
+            (FILE, "text", "==", "src/requests/sessions.py\n"
+                    "defines: merge_setting, SessionRedirectMixin (resolve_redirects), Session (Config, __init__, closed, request), session\n"
+                    "Session management for the HTTP client."),
+        ],
+    ),
+    Case(
+        "javascript", path="web/src/client.js", source=JAVASCRIPT.encode(), language="javascript", clean=True,
+        units={
+            ("constant", "DEFAULT_TIMEOUT", 9, 9),
+            ("function", "fetchJson", 15, 18),
+            ("function", "buildUrl", 20, 23),
+            ("class", "ApiClient", 25, 40),
+            ("method", "ApiClient.constructor", 26, 29),
+            ("method", "ApiClient.get", 32, 35),
+            ("method", "ApiClient.handleError", 37, 39),
+        },
+        checks=[
+            ("fetchJson", "signature", "==", "export const fetchJson = async (url, options = {}) =>"),
+            # JSDoc markup dropped
+            ("fetchJson", "docstring", "==", "Fetch a URL and decode its JSON body.\nstring url"),
+            ("ApiClient.get", "signature", "==", "async get(resource)"),
+            ("ApiClient.get", "docstring", "==", "Retry a GET until it succeeds."),
+            ("ApiClient", "signature", "==", "export class ApiClient extends EventEmitter"),
+            (FILE, "docstring", "==", "HTTP client helpers: retries and JSON decoding."),
+        ],
+        edges=[
+            Edge("contains", PATH, "ApiClient"),
+            Edge("contains", "ApiClient", "ApiClient.handleError"),
+            Edge("imports", PATH, "axios", line=4),
+            Edge("imports", PATH, "./utils", line=5),
+            Edge("imports", PATH, "retry", "./utils:retry"),
+            Edge("imports", PATH, "backoff", "./utils:backoff"),
+            # require("path")
+            Edge("imports", PATH, "path", line=6),
+            Edge("calls", "fetchJson", "get", "axios.get", line=16),
+            # the arrow function `encode` is part of buildUrl
+            Edge("calls", "buildUrl", "encodeURIComponent", line=21),
+            Edge("calls", "buildUrl", "join", "Object.keys().map().join"),
+            Edge("calls", "ApiClient.get", "buildUrl", line=33),
+            Edge("calls", "ApiClient.get", "fetchJson"),
+            Edge("calls", "ApiClient.handleError", "ApiError", "errors.ApiError"),
+            Edge("inherits", "ApiClient", "EventEmitter", line=25),
+        ],
+    ),
+    Case(
+        "typescript", path="src/store.ts", source=TYPESCRIPT.encode(), language="typescript", clean=True,
+        units={
+            ("interface", "StoreOptions", 7, 10),
+            ("method", "StoreOptions.serialize", 9, 9),
+            ("enum", "Mode", 12, 15),
+            ("class", "Store", 17, 40),
+            ("method", "Store.constructor", 21, 23),
+            ("method", "Store.get", 26, 34),
+            ("method", "Store.dispose", 36, 39),
+            ("function", "createStore", 42, 43),
+            ("function", "isStore", 45, 47),
+        },
+        checks=[
+            ("Store", "signature", "==", "export class Store<T> extends EventEmitter implements Disposable, Iterable<T>"),
+            ("Store.get", "signature", "==", "async get(key: string): Promise<T | undefined>"),
+            ("Store.get", "docstring", "==", "Read a value, falling back to the backend."),
+            ("StoreOptions", "docstring", "==", "Options accepted by {@link Store}."),
+            ("createStore", "signature", "==", "export const createStore = <T,>(backend: Backend<T>): Store<T> =>"),
+            (FILE, "docstring", "==", "Typed key-value store with pluggable persistence backends."),
+        ],
+        edges=[
+            Edge("contains", PATH, "Store"),
+            Edge("contains", "Store", "Store.dispose"),
+            Edge("imports", PATH, "events"),
+            Edge("imports", PATH, "EventEmitter", "events:EventEmitter", line=2),
+            Edge("imports", PATH, "./backend"),
+            Edge("imports", PATH, "Serializer", "./backend:Serializer"),
+            Edge("calls", "Store.get", "get", "this.cache.get", line=27),
+            Edge("calls", "Store.get", "load", line=31),
+            Edge("calls", "Store.get", "join", "path.join", line=31),
+            Edge("calls", "Store.dispose", "emit", "this.emit"),
+            Edge("calls", "createStore", "Store", line=43),
+            Edge("inherits", "Store", "EventEmitter", line=18),
+            Edge("inherits", "Store", "Disposable"),
+            Edge("inherits", "Store", "Iterable"),
+            Edge("inherits", "StoreOptions", "BaseOptions", line=7),
+        ],
+    ),
+    Case(
+        "tsx", path="ui/TodoList.tsx", source=TSX.encode(), language="tsx", clean=True,
+        units={
+            ("interface", "TodoListProps", 5, 8),
+            ("function", "TodoItem", 11, 15),
+            ("function", "TodoList", 17, 33),
+            ("class", "TodoStore", 35, 40),
+            ("method", "TodoStore.flush", 37, 39),
+        },
+        checks=[
+            ("TodoList", "signature", "==", "export function TodoList({ initial, onChange }: TodoListProps): JSX.Element"),
+            ("TodoItem", "docstring", "==", "Render a single todo row."),
+            ("TodoStore.flush", "docstring", "==", "Persist every todo."),
+        ],
+        edges=[
+            Edge("contains", PATH, "TodoList"),
+            Edge("contains", "TodoStore", "TodoStore.flush"),
+            Edge("imports", PATH, "react", line=2),
+            Edge("imports", PATH, "useState", "react:useState"),
+            Edge("imports", PATH, "../api/todos", line=3),
+            # calls inside the useCallback closure belong to TodoList
+            Edge("calls", "TodoList", "setTodos", line=22),
+            Edge("calls", "TodoList", "useCallback", line=20),
+            # rendering a component counts as calling it; HTML elements do not
+            Edge("calls", "TodoList", "TodoItem", line=29),
+            Edge("calls", "TodoStore.flush", "saveTodos"),
+            Edge("inherits", "TodoStore", "BaseStore", line=35),
+        ],
+        absent=[
+            ("calls", "TodoList", "ul"),
+        ],
+    ),
+    Case(
+        "go", path="internal/server/server.go", source=GO.encode(), language="go", clean=True,
+        units={
+            ("interface", "Handler", 15, 19),
+            ("method", "Handler.ServeRoute", 18, 18),
+            ("struct", "Server", 22, 27),
+            # a struct declared inside a `type ( ... )` group covers its own lines
+            ("struct", "Config", 31, 33),
+            ("type", "Option", 34, 34),  # a named function type is a unit too
+            ("function", "New", 38, 44),
+            ("method", "Server.Serve", 47, 57),
+            ("method", "Server.Routes", 59, 61),
+        },
+        checks=[
+            ("Server.Serve", "signature", "==", "func (s *Server) Serve(ctx context.Context) error"),
+            ("Server.Serve", "docstring", "==", "Serve accepts connections until ctx is done."),
+            ("Server.Serve", "parent", "==", "Server"),
+            ("Server.Routes", "signature", "==", "func (s Server) Routes() []string"),
+            ("Server", "signature", "==", "type Server struct"),
+            ("Handler", "signature", "==", "type Handler interface"),
+            ("Handler.ServeRoute", "docstring", "==", "ServeRoute handles a request for its route."),
+            # the licence header is skipped; the package comment describes the file
+            (FILE, "docstring", "==", "Package server implements a small HTTP server with graceful shutdown."),
+        ],
+        edges=[
+            Edge("contains", PATH, "Server"),
+            Edge("contains", "Server", "Server.Serve"),
+            Edge("contains", "Handler", "Handler.ServeRoute"),
+            Edge("imports", PATH, "fmt", line=8),
+            Edge("imports", PATH, "net/http", line=9),
+            Edge("imports", PATH, "example.com/app/internal/log"),
+            # the closures' calls belong to Serve
+            Edge("calls", "Server.Serve", "Shutdown", "s.srv.Shutdown", line=49),
+            Edge("calls", "Server.Serve", "Done", "ctx.Done"),
+            Edge("calls", "Server.Serve", "Errorf", "fmt.Errorf", line=56),
+            Edge("calls", "New", "opt", line=41),
+            # struct and interface embedding
+            Edge("inherits", "Server", "Logger", "log.Logger", line=23),
+            Edge("inherits", "Server", "Config", line=24),
+            Edge("inherits", "Handler", "Named", "log.Named"),
+        ],
+        absent=[
+            ("inherits", "Server", "routes"),
+        ],
+    ),
+    Case(
+        "rust", path="src/cache.rs", source=RUST.encode(), language="rust", clean=True,
+        units={
+            ("trait", "EvictionHook", 8, 15),
+            ("method", "EvictionHook::on_evict", 10, 10),
+            ("method", "EvictionHook::name", 12, 14),
+            ("struct", "LruCache", 19, 23),
+            # methods of `impl ... LruCache<K, V>` blocks (not units themselves)
+            ("method", "LruCache::new", 27, 29),
+            ("method", "LruCache::insert", 31, 37),
+            ("method", "LruCache::evict_if_full", 39, 44),
+            ("method", "LruCache::fmt", 48, 50),
+            ("enum", "Policy", 53, 56),
+            ("module", "tests", 59, 68),
+            ("function", "tests::evicts_oldest", 63, 67),
+        },
+        checks=[
+            ("LruCache::insert", "signature", "==", "pub fn insert(&mut self, key: K, value: V) -> Option<V>"),
+            ("LruCache::insert", "parent", "==", "LruCache"),
+            ("LruCache::new", "docstring", "==", "Create an empty cache holding at most `capacity` entries."),
+            # a doc comment above #[derive(...)] still documents the struct
+            ("LruCache", "docstring", "==", "A least-recently-used cache."),
+            ("EvictionHook", "signature", "==", "pub trait EvictionHook<K>: Send + fmt::Debug"),
+            ("EvictionHook::on_evict", "signature", "==", "fn on_evict(&self, key: &K)"),
+            (FILE, "docstring", "==", "A bounded LRU cache with pluggable eviction hooks."),
+        ],
+        edges=[
+            Edge("contains", PATH, "LruCache"),
+            Edge("contains", "LruCache", "LruCache::fmt"),
+            Edge("contains", "tests", "tests::evicts_oldest"),
+            Edge("imports", PATH, "std::collections::HashMap", line=3),
+            Edge("imports", PATH, "Display", "std::fmt::Display", line=4),
+            Edge("imports", PATH, "crate::hooks", line=5),
+            Edge("imports", "tests", "super"),
+            # the closure `touch` is part of insert
+            Edge("calls", "LruCache::insert", "retain", "order.retain", line=32),
+            Edge("calls", "LruCache::insert", "evict_if_full", "self.evict_if_full"),
+            Edge("calls", "LruCache::new", "with_capacity", "HashMap::with_capacity", line=28),
+            Edge("calls", "tests::evicts_oldest", "new", "LruCache::new"),
+            # impl Trait for Type, and supertraits
+            Edge("inherits", "LruCache", "Display", "fmt::Display", line=47),
+            Edge("inherits", "EvictionHook", "Send"),
+            Edge("inherits", "EvictionHook", "Debug", "fmt::Debug"),
+        ],
+    ),
+    Case(
+        "java", path="src/main/java/com/example/orders/OrderService.java", source=JAVA.encode(),
+        language="java", clean=True,
+        units={
+            ("class", "OrderService", 11, 51),
+            ("method", "OrderService.OrderService", 15, 18),
+            ("method", "OrderService.place", 26, 33),
+            ("method", "OrderService.purge", 36, 38),
+            ("class", "OrderService.Builder", 40, 44),
+            ("method", "OrderService.Builder.build", 41, 43),
+            ("interface", "OrderService.Listener", 46, 48),
+            ("method", "OrderService.Listener.onPlaced", 47, 47),
+            ("enum", "OrderService.Status", 50, 50),
+        },
+        checks=[
+            ("OrderService.place", "signature", "==", "public <R extends Receipt> String place(T order, Class<R> receiptType) throws PaymentException"),
+            ("OrderService.place", "docstring", "==", "Place an order and capture its payment.\n\n"
+                    "@param order the order to place\n"
+                    "@return the confirmation id"),
+            ("OrderService.place", "text", "startswith", "    @Override\n"),
+            ("OrderService.purge", "docstring", "==", "Drop orders that were never paid."),
+            ("OrderService", "docstring", "==", "Coordinates order placement and payment capture."),
+            # one class per file: its Javadoc describes the file
+            (FILE, "docstring", "==", "Coordinates order placement and payment capture."),
+        ],
+        edges=[
+            Edge("contains", PATH, "OrderService"),
+            Edge("contains", "OrderService", "OrderService.Builder"),
+            Edge("contains", "OrderService.Builder", "OrderService.Builder.build"),
+            Edge("imports", PATH, "java.util.List", line=4),
+            Edge("imports", PATH, "java.util.concurrent", line=5),
+            Edge("imports", PATH, "com.example.payments.PaymentGateway"),
+            # the lambda's calls belong to place
+            Edge("calls", "OrderService.place", "info", "log.info", line=29),
+            Edge("calls", "OrderService.place", "getConfirmationId", "gateway.capture().getConfirmationId"),
+            Edge("calls", "OrderService.place", "validate", line=28),
+            Edge("calls", "OrderService.Builder.build", "StripeGateway", line=42),
+            Edge("inherits", "OrderService", "AbstractService", line=11),
+            Edge("inherits", "OrderService", "Closeable"),
+            Edge("inherits", "OrderService", "Repository"),
+        ],
+    ),
+    Case(
+        "commonjs_prototype_and_object_functions_are_qualified", path="lib/router/index.js", source=COMMONJS.encode(),
+        clean=True,
+        units={
+            ("function", "Router", 8, 10),
+            ("method", "Router.handle", 13, 15),
+            ("method", "Router.route", 18, 18),
+            ("method", "Router.use", 19, 19),
+            ("method", "Router.from", 23, 23),
+            ("method", "res.status", 25, 28),
+            ("function", "compile", 30, 30),
+            ("function", "flatten", 31, 31),
+        },
+        checks=[
+            ("Router.handle", "parent", "==", "Router"),
+            ("Router.handle", "docstring", "==", "Dispatch a req, res into the router."),
+            # a lint pragma is not documentation
+            ("Router.from", "docstring", "==", ""),
+        ],
+        edges=[
+            Edge("contains", "Router", "Router.handle"),
+            Edge("calls", "Router.handle", "next"),
+            Edge("calls", "Router.route", "Route"),
+        ],
+    ),
+    Case(
+        "jsdoc_tags_keep_their_words_not_their_markup", path="src/zones/IANAZone.js", source=JSDOC.encode(),
+        checks=[
+            ("IANAZone.offsetName", "docstring", "==", "Returns the offset's common name (such as EST) at the specified timestamp\n"
+                    "number ts - Epoch milliseconds for which to get the name\n"
+                    "Object opts - Options to affect the format\n"
+                    "string opts.format - What style of offset to return.\n"
+                    "string"),
+            ("IANAZone.use", "docstring", "==", "Add a new interceptor to the stack\n\nFunction fulfilled\nNumber An ID used to remove interceptor later"),
+        ],
+    ),
+    Case(
+        "a_rust_macro_takes_the_docs_at_the_head_of_its_expansion",
+        path="tokio/src/macros/select.rs", source=RUST_DOC_MACRO,
+        checks=[
+            ("doc", "docstring", "==", "Waits on multiple concurrent branches, returning when the **first** branch\n"
+                    "completes, cancelling the remaining branches.\n\nThe `select!` macro must be used inside of async functions."),
+            ("count", "docstring", "==", ""),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_the_parse_holds_what_its_row_says(case: Case) -> None:
+    check_case(case, FIXTURES / "languages")

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 
 from hookgraph.parse import parse_file
 from hookgraph.parse.units import ParsedFile
-from tests.helpers.parse_helpers import edges_from, has_edge, unit, units_of
+from tests.helpers.parse_helpers import FILE, PATH, Case, Edge, check_case, edges_from, has_edge, unit, units_of
 from tests.helpers.parse_helpers import no_parse_fallback  # noqa: F401 (an autouse fixture: imported, it applies here)
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "languages"
@@ -31,189 +33,12 @@ def parse(fixture: str, path: str) -> ParsedFile:
     return pf
 
 
-
-
 # --------------------------------------------------------------------------- Kotlin (expo-clipboard)
 
 KT = "android/src/main/java/expo/modules/clipboard/"
 
 
-def test_kotlin_classes_companion_interface_and_nested_classes():
-    path = KT + "ClipboardFileProvider.kt"
-    pf = parse("kotlin/ClipboardFileProvider.kt", path)
-    assert pf.language == "kotlin" and not pf.had_errors
-    assert units_of(pf) == {
-        ('class', 'ClipboardFileProvider', 38, 354),
-        ('method', 'ClipboardFileProvider.onCreate', 43, 43),
-        ('method', 'ClipboardFileProvider.attachInfo', 52, 55),
-        ('method', 'ClipboardFileProvider.getType', 66, 76),
-        ('method', 'ClipboardFileProvider.query', 78, 102),
-        ('method', 'ClipboardFileProvider.insert', 104, 105),
-        ('method', 'ClipboardFileProvider.update', 107, 108),
-        ('method', 'ClipboardFileProvider.delete', 110, 111),
-        ('method', 'ClipboardFileProvider.openFile', 113, 118),
-        ('method', 'ClipboardFileProvider.getUriForFile', 152, 155),
-        ('method', 'ClipboardFileProvider.getPathStrategy', 161, 181),
-        ('method', 'ClipboardFileProvider.parsePathStrategy', 189, 210),
-        ('method', 'ClipboardFileProvider.targetFileFromTag', 212, 228),
-        ('method', 'ClipboardFileProvider.buildPath', 230, 238),
-        ('interface', 'ClipboardFileProvider.PathStrategy', 256, 266),
-        ('method', 'ClipboardFileProvider.PathStrategy.getUriForFile', 260, 260),
-        ('method', 'ClipboardFileProvider.PathStrategy.getFileForUri', 265, 265),
-        ('class', 'ClipboardFileProvider.SimplePathStrategy', 279, 353),
-        ('method', 'ClipboardFileProvider.SimplePathStrategy.addRoot', 286, 295),
-        ('method', 'ClipboardFileProvider.SimplePathStrategy.getUriForFile', 297, 333),
-        ('method', 'ClipboardFileProvider.SimplePathStrategy.getFileForUri', 335, 352),
-    }
-    provider = unit(pf, "ClipboardFileProvider")
-    assert provider.signature == "class ClipboardFileProvider : ContentProvider()"
-    # the KDoc that the grammar keeps inside the import list still documents the class
-    assert provider.docstring.startswith("A read-only [ContentProvider] that exposes clipboard image files")
-    assert pf.units[0].docstring.startswith("A read-only [ContentProvider]")
-    attach = unit(pf, "ClipboardFileProvider.attachInfo")
-    assert attach.signature == "override fun attachInfo(context: Context, info: ProviderInfo)"
-    assert attach.docstring.startswith("After the [ClipboardFileProvider] is instantiated")
-    # members of the companion object are called through the class
-    assert unit(pf, "ClipboardFileProvider.getUriForFile").parent == "ClipboardFileProvider"
-    assert unit(pf, "ClipboardFileProvider.PathStrategy").signature == "internal interface PathStrategy"
-    assert unit(pf, "ClipboardFileProvider.PathStrategy.getFileForUri").docstring == (
-        "Return a [File] that represents the given [Uri]."
-    )
-
-    assert has_edge(pf, "contains", path, "ClipboardFileProvider")
-    assert has_edge(pf, "contains", "ClipboardFileProvider", "ClipboardFileProvider.SimplePathStrategy")
-    assert has_edge(pf, "contains", "ClipboardFileProvider.PathStrategy", "ClipboardFileProvider.PathStrategy.getUriForFile")
-    assert has_edge(pf, "imports", path, "android.content.ContentProvider", line=3)
-    assert has_edge(pf, "imports", path, "org.xmlpull.v1.XmlPullParser.END_DOCUMENT", line=17)
-    assert has_edge(pf, "inherits", "ClipboardFileProvider", "ContentProvider", line=38)
-    assert has_edge(pf, "inherits", "ClipboardFileProvider.SimplePathStrategy", "PathStrategy", line=279)
-    assert has_edge(pf, "calls", "ClipboardFileProvider.attachInfo", "attachInfo", "super.attachInfo", line=53)
-    assert has_edge(pf, "calls", "ClipboardFileProvider.attachInfo", "getPathStrategy", line=54)
-    assert has_edge(pf, "calls", "ClipboardFileProvider.parsePathStrategy", "SimplePathStrategy", line=191)
-    assert has_edge(pf, "calls", "ClipboardFileProvider.parsePathStrategy", "addRoot", "pathStrategy.addRoot", line=206)
-    # trailing lambdas are emptied like argument lists
-    assert has_edge(pf, "calls", "ClipboardFileProvider.targetFileFromTag", "let",
-                    "externalFilesDirs.takeIf {}?.let", line=219)
-
-
-def test_kotlin_enum_classes_and_records():
-    pf = parse("kotlin/ClipboardOptions.kt", KT + "ClipboardOptions.kt")
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ('class', 'GetImageOptions', 9, 16),
-        ('class', 'GetStringOptions', 18, 22),
-        ('class', 'SetStringOptions', 24, 28),
-        ('enum', 'ImageFormat', 30, 45),
-        ('enum', 'StringFormat', 47, 50),
-    }
-    assert unit(pf, "ImageFormat").signature == "internal enum class ImageFormat(val jsName: String) : Enumerable"
-    assert has_edge(pf, "inherits", "GetImageOptions", "Record", line=10)
-    assert has_edge(pf, "inherits", "ImageFormat", "Enumerable", line=30)
-    assert has_edge(pf, "imports", KT + "ClipboardOptions.kt", "expo.modules.kotlin.types.Enumerable", line=6)
-
-
-def test_kotlin_top_level_and_extension_functions():
-    path = KT + "ClipboardImage.kt"
-    pf = parse("kotlin/ClipboardImage.kt", path)
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ('variable', 'PNG_PREFIX', 25, 25),  # top-level values
-        ('variable', 'JPEG_PREFIX', 26, 26),
-        ('class', 'ImageResult', 29, 41),
-        ('method', 'ImageResult.toBundle', 34, 40),
-        ('function', 'getImageFormatFromBase64', 54, 61),
-        ('function', 'imageFromContentUri', 73, 99),
-        ('function', 'clearClipboardCache', 101, 111),
-        ('function', 'hashFileName', 113, 123),
-        ('function', 'clipDataFromBase64Image', 138, 179),
-        ('function', 'bitmapFromContentUriAsync', 189, 203),
-        ('function', 'bitmapFromBase64String', 205, 214),
-        ('method', 'File.ensureExists', 219, 222),
-    }
-    # fun File.ensureExists(): a member of its receiver type
-    ensure = unit(pf, "File.ensureExists")
-    assert ensure.signature == "private suspend fun File.ensureExists()"
-    assert ensure.docstring == "Creates the file and all its parent directories if they don't exist already."
-    fmt = unit(pf, "getImageFormatFromBase64")
-    assert fmt.signature == "internal fun getImageFormatFromBase64(base64Image: String): ImageFormat"
-    assert fmt.docstring.startswith("Gets the image format from the base64 encoded image string")
-    assert has_edge(pf, "contains", "ImageResult", "ImageResult.toBundle")
-    assert has_edge(pf, "calls", "clipDataFromBase64Image", "hashFileName", line=153)
-    assert has_edge(pf, "calls", "clipDataFromBase64Image", "getUriForFile", "ClipboardFileProvider.getUriForFile", line=173)
-    assert has_edge(pf, "calls", "clipDataFromBase64Image", "ensureExists", "it.ensureExists", line=162)
-    assert has_edge(pf, "imports", path, "kotlinx.coroutines.runInterruptible", line=14)
-
-
 # --------------------------------------------------------------------------- Swift (expo-clipboard)
-
-
-def test_swift_class_methods_and_calls():
-    path = "ios/ClipboardPasteButton.swift"
-    pf = parse("swift/ClipboardPasteButton.swift", path)
-    assert pf.language == "swift" and not pf.had_errors
-    assert units_of(pf) == {
-        ('class', 'ClipboardPasteButton', 5, 174),
-        ('method', 'ClipboardPasteButton.update', 18, 25),
-        ('method', 'ClipboardPasteButton.mountView', 27, 49),
-        ('method', 'ClipboardPasteButton.canPaste', 51, 61),
-        ('method', 'ClipboardPasteButton.paste', 63, 112),
-        ('method', 'ClipboardPasteButton.setContentTypes', 114, 125),
-        ('method', 'ClipboardPasteButton.processImage', 127, 147),
-        ('method', 'ClipboardPasteButton.processHtml', 149, 161),
-        ('method', 'ClipboardPasteButton.unmountChild', 163, 166),
-        ('method', 'ClipboardPasteButton.imageToData', 168, 173),
-    }
-    assert unit(pf, "ClipboardPasteButton").signature == "class ClipboardPasteButton: ExpoView"
-    assert unit(pf, "ClipboardPasteButton.canPaste").signature == (
-        "override func canPaste(_ itemProviders: [NSItemProvider]) -> Bool"
-    )
-    # an attribute (@available) belongs to the method it marks
-    assert unit(pf, "ClipboardPasteButton.mountView").text.startswith("  @available(iOS 16.0, *)\n")
-    assert has_edge(pf, "contains", "ClipboardPasteButton", "ClipboardPasteButton.paste")
-    assert has_edge(pf, "imports", path, "ExpoModulesCore", line=2)
-    assert has_edge(pf, "inherits", "ClipboardPasteButton", "ExpoView", line=5)
-    assert has_edge(pf, "calls", "ClipboardPasteButton.mountView", "UIPasteControl", line=35)
-    assert has_edge(pf, "calls", "ClipboardPasteButton.update", "unmountChild", line=19)
-    # calls inside trailing closures belong to the method
-    assert has_edge(pf, "calls", "ClipboardPasteButton.paste", "processImage", "self.processImage", line=71)
-    assert has_edge(pf, "calls", "ClipboardPasteButton.canPaste", "contains", "itemProviders.contains", line=52)
-
-
-def test_swift_structs_enums_and_conformances():
-    pf = parse("swift/ClipboardOptions.swift", "ios/ClipboardOptions.swift")
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ('struct', 'GetImageOptions', 5, 11),
-        ('enum', 'ImageFormat', 13, 25),
-        ('method', 'ImageFormat.getMimeType', 17, 24),
-        ('struct', 'GetStringOptions', 27, 30),
-        ('struct', 'SetStringOptions', 32, 35),
-        ('enum', 'StringFormat', 37, 40),
-    }
-    assert unit(pf, "GetImageOptions").signature == "internal struct GetImageOptions: Record"
-    assert has_edge(pf, "inherits", "ImageFormat", "String", line=13)
-    assert has_edge(pf, "inherits", "ImageFormat", "Enumerable", line=13)
-    assert has_edge(pf, "contains", "ImageFormat", "ImageFormat.getMimeType")
-
-
-def test_swift_extensions_prefix_their_members():
-    pf = parse("swift/NSPasteboard+Clipboard.swift", "ios/NSPasteboard+Clipboard.swift")
-    assert not pf.had_errors
-    # extension UIImage / extension UIPasteboard are containers; computed properties run code
-    assert units_of(pf) == {
-        ('method', 'UIImage.pngData', 7, 13),
-        ('method', 'UIImage.jpegData', 15, 24),
-        ('method', 'UIPasteboard.url', 28, 42),
-        ('method', 'UIPasteboard.html', 44, 82),
-        ('method', 'UIPasteboard.hasStrings', 84, 86),
-        ('method', 'UIPasteboard.hasURLs', 88, 90),
-        ('method', 'UIPasteboard.hasHTML', 92, 97),
-        ('method', 'UIPasteboard.hasImages', 99, 101),
-        ('method', 'UIPasteboard.image', 103, 115),
-    }
-    assert unit(pf, "UIPasteboard.url").signature == "var url: URL?"
-    assert has_edge(pf, "calls", "UIPasteboard.url", "readObjects", "self.readObjects", line=31)
-    assert has_edge(pf, "calls", "UIImage.pngData", "NSBitmapImageRep", line=9)
 
 
 SWIFT_PROTOCOL = b"""import Foundation
@@ -232,98 +57,9 @@ actor ImageCache<T>: Pasteable {
 """
 
 
-def test_swift_protocols_actors_init_deinit():
-    """A snippet: the real files have no protocol, actor or deinit."""
-    pf = parse_file("Sources/ImageCache.swift", SWIFT_PROTOCOL)
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ("interface", "Pasteable", 4, 7),
-        ("method", "Pasteable.typeIdentifier", 6, 6),
-        ("class", "ImageCache", 9, 13),
-        ("method", "ImageCache.init", 10, 10),
-        ("method", "ImageCache.deinit", 11, 11),
-        ("method", "ImageCache.typeIdentifier", 12, 12),
-    }
-    assert unit(pf, "Pasteable").docstring == "Something that can be pasted."
-    assert unit(pf, "Pasteable.typeIdentifier").docstring == "The uniform type of the content."
-    assert has_edge(pf, "inherits", "Pasteable", "AnyObject")
-    assert has_edge(pf, "inherits", "ImageCache", "Pasteable")
-    assert has_edge(pf, "calls", "ImageCache.deinit", "flush")
-
-
 # --------------------------------------------------------------------------- Scala (plm)
 
 SCALA = "src/lessons/lander/universe/"
-
-
-def test_scala_objects_case_classes_and_operators():
-    path = SCALA + "Geometry.scala"
-    pf = parse("scala/Geometry.scala", path)
-    assert pf.language == "scala" and not pf.had_errors
-    # overloads keep one qualname each, as in Java
-    assert units_of(pf) == {
-        ('class', 'NumUtil', 7, 18),
-        ('method', 'NumUtil.clamp', 8, 10),
-        ('method', 'NumUtil.clamp', 11, 13),
-        ('method', 'NumUtil.radianToVector', 15, 15),
-        ('method', 'NumUtil.gameAngleToRadian', 17, 17),
-        ('class', 'Point', 20, 31),
-        ('method', 'Point.+', 21, 21),
-        ('method', 'Point.-', 22, 22),
-        ('method', 'Point.*', 23, 23),
-        ('method', 'Point./', 24, 24),
-        ('method', 'Point.unary_-', 25, 25),
-        ('method', 'Point.length', 27, 27),
-        ('method', 'Point.normed', 28, 28),
-        ('method', 'Point.dot', 29, 29),
-        ('method', 'Point.cross', 30, 30),
-        ('class', 'Segment', 33, 33),
-        ('class', 'Ray', 35, 47),
-        ('method', 'Ray.intersects', 36, 46),
-    }
-    assert unit(pf, "NumUtil").signature == "object NumUtil"
-    assert unit(pf, "NumUtil.clamp", 8).signature == "def clamp(min: Double, max: Double, value: Double): Double"
-    assert unit(pf, "Point").signature == "case class Point(x: Double, y: Double)"
-    assert unit(pf, "Point.+").signature == "def +(p: Point): Point"
-    assert has_edge(pf, "contains", "Ray", "Ray.intersects")
-    assert has_edge(pf, "imports", path, "Math.PI", line=3)
-    assert has_edge(pf, "calls", "NumUtil.radianToVector", "Point", line=15)
-    assert has_edge(pf, "calls", "NumUtil.radianToVector", "cos", line=15)
-    assert has_edge(pf, "calls", "Ray.intersects", "cross", "direction.cross", line=38)
-
-
-def test_scala_companion_object_class_and_imports():
-    path = SCALA + "LanderWorld.scala"
-    pf = parse("scala/LanderWorld.scala", path)
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ('class', 'LanderWorld', 13, 19),
-        ('class', 'LanderWorld.State', 14, 16),
-        ('class', 'LanderWorld', 21, 148),
-        ('method', 'LanderWorld.getIcon', 45, 45),
-        ('method', 'LanderWorld.setupBindings', 47, 79),
-        ('method', 'LanderWorld.winning', 82, 82),
-        ('method', 'LanderWorld.diffTo', 84, 84),
-        ('method', 'LanderWorld.reset', 86, 98),
-        ('method', 'LanderWorld.getView', 100, 100),
-        ('method', 'LanderWorld.toString', 102, 102),
-        ('method', 'LanderWorld.angleRadian', 106, 106),
-        ('method', 'LanderWorld.groundSegments', 108, 111),
-        ('method', 'LanderWorld.flatSegments', 113, 113),
-        ('method', 'LanderWorld.touchesSomeFlatSegment', 115, 117),
-        ('method', 'LanderWorld.isUnderground', 119, 120),
-        ('method', 'LanderWorld.simulate', 122, 147),
-    }
-    assert unit(pf, "LanderWorld.winning").docstring == "Returns true if both worlds have same name and same state."
-    assert unit(pf, "LanderWorld.winning").signature == "def winning(target: World): Boolean"
-    assert has_edge(pf, "contains", "LanderWorld", "LanderWorld.State")
-    assert has_edge(pf, "inherits", "LanderWorld.State", "Enumeration", line=14)
-    assert has_edge(pf, "imports", path, "javax.script.ScriptEngine", line=5)
-    assert has_edge(pf, "imports", "LanderWorld", "NumUtil", line=24)  # import NumUtil._ inside the class
-    assert has_edge(pf, "calls", "LanderWorld.isUnderground", "Ray", "Ray", line=120)
-    assert has_edge(pf, "calls", "LanderWorld.isUnderground", "intersects", "new Ray().intersects", line=120)
-    # a Scala 3 indented body ends on its last line, not in the next definition's indent
-    assert unit(pf, "LanderWorld.isUnderground").end_line == 120
 
 
 SCALA_TRAITS = b"""package shapes
@@ -343,54 +79,9 @@ sealed abstract class Polygon(sides: Int) extends Shape {
 """
 
 
-def test_scala_traits_enums_and_selector_imports():
-    """A snippet: the real files have no trait, enum or import selectors."""
-    path = "src/main/scala/shapes/Shape.scala"
-    pf = parse_file(path, SCALA_TRAITS)
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ("trait", "Shape", 6, 8),
-        ("method", "Shape.area", 7, 7),
-        ("enum", "Color", 10, 10),
-        ("class", "Polygon", 12, 14),
-        ("method", "Polygon.area", 13, 13),
-    }
-    assert unit(pf, "Shape").docstring == "Anything with an area."
-    assert has_edge(pf, "imports", path, "Map", "scala.collection.mutable.Map", line=3)
-    assert has_edge(pf, "imports", path, "Set", "scala.collection.mutable.Set", line=3)
-    assert has_edge(pf, "inherits", "Shape", "Serializable")
-    assert has_edge(pf, "inherits", "Shape", "Ordered")
-    assert has_edge(pf, "inherits", "Polygon", "Shape")
-    assert has_edge(pf, "calls", "Polygon.area", "pow", "math.pow")
-
-
 # --------------------------------------------------------------------------- Dart (maxsim-flutter templates)
 
 DART = "lib/features/"
-
-
-def test_dart_methods_span_signature_and_body():
-    path = DART + "api/data/interceptors/retry_interceptor.dart"
-    pf = parse("dart/retry_interceptor.dart", path)
-    assert pf.language == "dart" and not pf.had_errors
-    # a method is a signature node plus a sibling body node: the unit covers both
-    assert units_of(pf) == {
-        ('class', 'RetryInterceptor', 6, 42),
-        ('method', 'RetryInterceptor.RetryInterceptor', 10, 13),
-        ('method', 'RetryInterceptor.onError', 16, 35),
-        ('method', 'RetryInterceptor._shouldRetry', 37, 41),
-    }
-    retry = unit(pf, "RetryInterceptor")
-    assert retry.signature == "class RetryInterceptor extends Interceptor"
-    assert retry.docstring.startswith("Interceptor that retries failed requests with exponential backoff.")
-    assert unit(pf, "RetryInterceptor.onError").signature == (
-        "void onError(DioException err, ErrorInterceptorHandler handler)"
-    )
-    assert has_edge(pf, "contains", "RetryInterceptor", "RetryInterceptor._shouldRetry")
-    assert has_edge(pf, "imports", path, "package:dio/dio.dart", line=1)
-    assert has_edge(pf, "inherits", "RetryInterceptor", "Interceptor", line=6)
-    assert has_edge(pf, "calls", "RetryInterceptor.onError", "_shouldRetry", line=17)
-    assert has_edge(pf, "calls", "RetryInterceptor.onError", "fetch", "dio.fetch", line=25)
 
 
 def test_dart_constructors_getters_and_interfaces():
@@ -463,118 +154,9 @@ def test_dart_widgets_mixins_and_parts():
 # --------------------------------------------------------------------------- Zig (ziglang std)
 
 
-def test_zig_struct_constants_and_their_functions():
-    path = "lib/std/buf_map.zig"
-    pf = parse("zig/buf_map.zig", path)
-    assert pf.language == "zig" and not pf.had_errors
-    # test "BufMap" { ... } blocks are not units: their calls belong to the file
-    assert units_of(pf) == {
-        ('struct', 'BufMap', 9, 100),
-        ('method', 'BufMap.init', 17, 19),
-        ('method', 'BufMap.deinit', 23, 31),
-        ('method', 'BufMap.putMove', 36, 44),
-        ('method', 'BufMap.put', 47, 60),
-        ('method', 'BufMap.getPtr', 64, 66),
-        ('method', 'BufMap.get', 71, 73),
-        ('method', 'BufMap.remove', 77, 81),
-        ('method', 'BufMap.count', 84, 86),
-        ('method', 'BufMap.iterator', 89, 91),
-        ('method', 'BufMap.free', 93, 95),
-        ('method', 'BufMap.copy', 97, 99),
-    }
-    buf = unit(pf, "BufMap")
-    assert buf.signature == "const BufMap = struct"
-    assert buf.docstring.startswith("BufMap copies keys and values before they go into the map")
-    init = unit(pf, "BufMap.init")
-    assert init.signature == "fn init(allocator: Allocator) BufMap"
-    # /// doc comments end inside the next line's indent; they still document it
-    assert init.docstring == (
-        "Create a BufMap backed by a specific allocator.\n"
-        "That allocator will be used for both backing allocations\n"
-        "and string deduplication."
-    )
-    assert has_edge(pf, "contains", "BufMap", "BufMap.putMove")
-    assert has_edge(pf, "imports", path, "std.zig", line=1)
-    assert has_edge(pf, "calls", "BufMap.init", "init", "BufMapHashMap.init", line=18)
-    assert has_edge(pf, "calls", "BufMap.put", "getOrPut", "self.hash_map.getOrPut", line=50)
-    assert has_edge(pf, "calls", path, "init", "BufMap.init", line=104)
-    assert not edges_from(pf, "inherits", "BufMap")  # Zig has no inheritance
-
-
-def test_zig_file_as_struct_with_nested_type():
-    path = "lib/std/SinglyLinkedList.zig"
-    pf = parse("zig/SinglyLinkedList.zig", path)
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ('struct', 'Node', 25, 81),
-        ('method', 'Node.insertAfter', 28, 31),
-        ('method', 'Node.removeNext', 34, 38),
-        ('method', 'Node.findLast', 45, 50),
-        ('method', 'Node.countChildren', 57, 64),
-        ('method', 'Node.reverse', 70, 80),
-        ('function', 'prepend', 83, 86),
-        ('function', 'remove', 90, 100),
-        ('function', 'popFirst', 103, 107),
-        ('function', 'len', 113, 119),
-    }
-    # the //! comment documents the file (a file is a struct in Zig)
-    assert pf.units[0].docstring.startswith("A singly-linked list is headed by a single forward pointer.")
-    assert unit(pf, "remove").docstring == "Remove `node` from the list.\nAsserts that `node` is in the list."
-    assert unit(pf, "Node.insertAfter").parent == "Node"
-    assert has_edge(pf, "calls", path, "popFirst", "list.popFirst", line=155)
-
-
 # --------------------------------------------------------------------------- OCaml (ounit)
 
 ML = "src/lib/ounit2/advanced/"
-
-
-def test_ocaml_module_types_and_functors():
-    path = ML + "oUnitPlugin.ml"
-    pf = parse("ocaml/oUnitPlugin.ml", path)
-    assert pf.language == "ocaml" and not pf.had_errors
-    # values without parameters (let all = ref ...) are not functions
-    assert units_of(pf) == {
-        ('interface', 'SETTINGS', 38, 45),
-        ('module', 'Make', 47, 73),
-        ('function', 'Make.register', 51, 52),
-        ('function', 'Make.of_name', 54, 58),
-        ('function', 'Make.preset', 67, 71),
-    }
-    assert unit(pf, "Make").signature == "module Make(Settings: SETTINGS)"
-    assert unit(pf, "Make.register").signature == "let register name pref f"
-    # the licence header is skipped; the (** *) comment after it describes the file
-    assert pf.units[0].docstring == "Standard functions for plugin (register, choose)."
-    assert has_edge(pf, "contains", "Make", "Make.of_name")
-    assert has_edge(pf, "calls", "Make.of_name", "assoc", "List.assoc", line=56)
-    assert has_edge(pf, "calls", "Make.of_name", "failwithf", "OUnitUtils.failwithf")
-
-
-def test_ocaml_records_variants_functor_application_and_include():
-    path = ML + "oUnitChooser.ml"
-    pf = parse("ocaml/oUnitChooser.ml", path)
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ('struct', 't', 41, 47),
-        ('enum', 'choice', 49, 53),
-        ('function', 'string_of_choice', 55, 62),
-        ('function', 'simple', 68, 71),
-        ('module', 'Plugin', 73, 82),
-        ('function', 'allskip', 86, 89),
-        ('function', 'failfirst', 91, 133),
-    }
-    assert unit(pf, "simple").docstring == "Most simple heuristic, just pick the first test."
-    assert unit(pf, "simple").signature == "let simple t"
-    assert unit(pf, "choice").signature == "type choice"
-    assert has_edge(pf, "imports", path, "OUnitTest", line=39)
-    # module Plugin = OUnitPlugin.Make (struct ... end): applying a functor calls it
-    assert has_edge(pf, "calls", "Plugin", "Make", "OUnitPlugin.Make", line=74)
-    # include Plugin: the file takes the module's definitions
-    assert has_edge(pf, "inherits", path, "Plugin", line=84)
-    # the local let rec find_failing is part of failfirst
-    assert has_edge(pf, "calls", "failfirst", "get_result", "OUnitCache.get_result", line=97)
-    assert has_edge(pf, "calls", "failfirst", "find_failing", line=133)
-    assert has_edge(pf, "calls", path, "register", line=136)
 
 
 OCAML_CLASSES = b"""(** A counter that logs. *)
@@ -592,128 +174,7 @@ end
 """
 
 
-def test_ocaml_classes_and_signature_constraints():
-    """A snippet: the real files have no class or module signature constraint."""
-    pf = parse_file("src/counter.ml", OCAML_CLASSES)
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ("class", "counter", 2, 8),
-        ("method", "counter.incr", 6, 6),
-        ("method", "counter.log", 7, 7),
-        ("module", "Store", 10, 12),
-        ("function", "Store.find", 11, 11),
-    }
-    assert unit(pf, "counter").docstring == "A counter that logs."
-    assert unit(pf, "counter.incr").docstring == "Bump it."
-    assert has_edge(pf, "inherits", "counter", "base", line=3)
-    assert has_edge(pf, "inherits", "Store", "STORE", line=10)
-    assert has_edge(pf, "calls", "counter.incr", "log", "self#log")
-    assert has_edge(pf, "calls", "Store.find", "find", "Hashtbl.find")
-
-
 # --------------------------------------------------------------------------- Haskell (Hugs QuickCheck)
-
-
-def test_haskell_signatures_and_equations_are_one_unit():
-    path = "Test/QuickCheck.hs"
-    pf = parse("haskell/QuickCheck.hs", path)
-    assert pf.language == "haskell"
-    # (a tab in the export list's comments is an error node for the grammar)
-    assert units_of(pf) == {
-        ('struct', 'Gen', 83, 84),
-        ('function', 'sized', 86, 87),
-        ('function', 'resize', 89, 90),
-        ('function', 'rand', 92, 93),
-        ('function', 'promote', 95, 96),
-        ('function', 'variant', 98, 101),
-        ('function', 'generate', 103, 106),
-        ('method', 'Gen.fmap', 109, 109),
-        ('method', 'Gen.return', 112, 112),
-        ('method', 'Gen.>>=', 113, 116),
-        ('function', 'choose', 120, 121),
-        ('function', 'elements', 123, 124),
-        ('function', 'vector', 126, 127),
-        ('function', 'oneof', 129, 130),
-        ('function', 'frequency', 132, 139),
-        ('function', 'two', 143, 144),
-        ('function', 'three', 146, 147),
-        ('function', 'four', 149, 150),
-        ('interface', 'Arbitrary', 155, 157),
-        ('method', 'Arbitrary.arbitrary', 156, 156),
-        ('method', 'Arbitrary.coarbitrary', 157, 157),
-        ('method', '().arbitrary', 160, 160),
-        ('method', '().coarbitrary', 161, 161),
-        ('method', 'Bool.arbitrary', 164, 164),
-        ('method', 'Bool.coarbitrary', 165, 165),
-        ('method', 'Int.arbitrary', 168, 168),
-        ('method', 'Int.coarbitrary', 169, 169),
-        ('method', 'Integer.arbitrary', 172, 172),
-        ('method', 'Integer.coarbitrary', 173, 173),
-        ('method', 'Float.arbitrary', 176, 176),
-        ('method', 'Float.coarbitrary', 177, 177),
-        ('method', 'Double.arbitrary', 180, 180),
-        ('method', 'Double.coarbitrary', 181, 181),
-        ('function', 'fraction', 183, 183),
-        ('method', '(a, b).arbitrary', 186, 186),
-        ('method', '(a, b).coarbitrary', 187, 187),
-        ('method', '(a, b, c).arbitrary', 190, 190),
-        ('method', '(a, b, c).coarbitrary', 191, 191),
-        ('method', '(a, b, c, d).arbitrary', 196, 196),
-        ('method', '(a, b, c, d).coarbitrary', 197, 198),
-        ('method', '[a].arbitrary', 201, 201),
-        ('method', '[a].coarbitrary', 202, 203),
-        ('method', '(a -> b).arbitrary', 206, 206),
-        ('method', '(a -> b).coarbitrary', 207, 207),
-        ('struct', 'Result', 212, 213),
-        ('function', 'nothing', 215, 216),
-        ('struct', 'Property', 218, 219),
-        ('function', 'result', 221, 222),
-        ('function', 'evaluate', 224, 225),
-        ('interface', 'Testable', 227, 228),
-        ('method', 'Testable.property', 228, 228),
-        ('method', '().property', 231, 231),
-        ('method', 'Bool.property', 234, 234),
-        ('method', 'Result.property', 237, 237),
-        ('method', 'Property.property', 240, 240),
-        ('method', '(a -> b).property', 243, 243),
-        ('function', 'forAll', 245, 251),
-        ('function', '==>', 253, 255),
-        ('function', 'label', 257, 260),
-        ('function', 'classify', 262, 264),
-        ('function', 'trivial', 266, 267),
-        ('function', 'collect', 269, 270),
-        ('struct', 'Config', 275, 280),
-        ('function', 'quick', 282, 288),
-        ('function', 'verbose', 290, 293),
-        ('function', 'defaultConfig', 295, 296),
-        ('function', 'test', 299, 299),
-        ('function', 'quickCheck', 300, 300),
-        ('function', 'verboseCheck', 301, 301),
-        ('function', 'check', 303, 306),
-        ('function', 'tests', 308, 327),
-        ('function', 'done', 329, 352),
-    }
-    # the type signature and the equations: one unit, the signature is the type
-    variant = unit(pf, "variant")
-    assert (variant.start_line, variant.end_line) == (98, 101)
-    assert variant.signature == "variant :: Int -> Gen a -> Gen a"
-    assert unit(pf, "==>").signature == "(==>) :: Testable a => Bool -> a -> Property"
-    assert unit(pf, "fraction").signature == "fraction a b c"  # no type signature: the equation's head
-    assert unit(pf, "Arbitrary").signature == "class Arbitrary a where"
-    assert unit(pf, "Arbitrary.coarbitrary").signature == "coarbitrary :: a -> Gen b -> Gen b"
-    assert unit(pf, "Gen").signature == "newtype Gen a = Gen (Int -> StdGen -> a)"
-
-    assert has_edge(pf, "contains", "Arbitrary", "Arbitrary.arbitrary")
-    assert has_edge(pf, "imports", path, "System.Random", line=73)
-    assert has_edge(pf, "imports", path, "liftM2", "Control.Monad.liftM2", line=75)
-    # instance Arbitrary Bool where ...: Bool's methods, and Bool inherits the class
-    assert has_edge(pf, "inherits", "Bool", "Arbitrary", line=163)
-    assert has_edge(pf, "inherits", "Gen", "Monad", line=111)
-    assert has_edge(pf, "calls", "Bool.arbitrary", "elements", line=164)
-    # calls in where-clauses belong to the function; `fmap` in backquotes is a call
-    assert has_edge(pf, "calls", "frequency", "pick", line=139)
-    assert has_edge(pf, "calls", "choose", "fmap", line=121)
-    assert has_edge(pf, "calls", "two", "liftM2", line=144)
 
 
 HASKELL_CLASSES = b"""module Data.Shape (Shape (..), area) where
@@ -732,25 +193,6 @@ instance HasArea Shape where
   area (Circle r) = pi * r * r
   area (Square s) = s * s
 """
-
-
-def test_haskell_superclasses_data_enums_and_instance_clauses():
-    """A snippet: superclass contexts and multi-constructor data, which QuickCheck.hs lacks."""
-    path = "src/Data/Shape.hs"
-    pf = parse_file(path, HASKELL_CLASSES)
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ("interface", "HasArea", 6, 7),
-        ("method", "HasArea.area", 7, 7),
-        ("enum", "Shape", 10, 11),
-        ("method", "Shape.area", 14, 15),  # two equations, one unit
-    }
-    assert unit(pf, "HasArea").docstring == "Things with an area."
-    assert unit(pf, "Shape").docstring == "A shape."
-    assert has_edge(pf, "imports", path, "Data.Map", line=3)
-    assert has_edge(pf, "inherits", "HasArea", "Eq")
-    assert has_edge(pf, "inherits", "HasArea", "Show")
-    assert has_edge(pf, "inherits", "Shape", "HasArea", line=13)
 
 
 # --------------------------------------------------------------------------- Clojure (core.memoize)
@@ -848,105 +290,7 @@ CLOJURE_RECORDS = b"""(ns geometry.core
 """
 
 
-def test_clojure_protocols_records_extend_type_and_imports():
-    """A snippet: defprotocol, defrecord, extend-type and :import, which memoize.clj lacks."""
-    path = "src/geometry/core.clj"
-    pf = parse_file(path, CLOJURE_RECORDS)
-    assert not pf.had_errors
-    assert units_of(pf) == {
-        ("interface", "Shape", 6, 8),
-        ("method", "Shape.area", 8, 8),
-        ("class", "Circle", 10, 12),
-        ("method", "Circle.area", 12, 12),
-        ("method", "String.area", 14, 14),
-    }
-    assert pf.units[0].docstring == "Shapes and their areas."
-    assert unit(pf, "Shape").docstring == "Something with an area."
-    assert unit(pf, "Shape.area").docstring == "The area of s."
-    assert has_edge(pf, "imports", path, "clojure.string", line=3)
-    assert has_edge(pf, "imports", path, "Date", "java.util.Date", line=4)
-    assert "java.util" not in edges_from(pf, "calls", path)
-    assert has_edge(pf, "inherits", "Circle", "Shape", line=11)
-    assert has_edge(pf, "inherits", "String", "Shape", line=14)
-    assert has_edge(pf, "calls", "String.area", "count")
-
-
 # --------------------------------------------------------------------------- SQL (procrastinate, pg_stat_kcache)
-
-
-def test_sql_tables_types_functions_and_triggers():
-    path = "procrastinate/sql/migrations/00.00.00_01_initial.sql"
-    pf = parse("sql/procrastinate_initial.sql", path)
-    assert pf.language == "sql"
-    # (plpgsql bodies are partly error nodes for the grammar; what it recovers is kept)
-    assert units_of(pf) == {
-        ('table', 'procrastinate_version', 3, 8),
-        ('enum', 'procrastinate_job_status', 10, 15),
-        ('enum', 'procrastinate_job_event_type', 17, 25),
-        ('table', 'procrastinate_jobs', 27, 37),
-        ('table', 'procrastinate_events', 39, 44),
-        ('table', 'procrastinate_job_locks', 46, 48),
-        ('function', 'procrastinate_fetch_job', 50, 82),
-        ('function', 'procrastinate_finish_job', 84, 97),
-        ('function', 'procrastinate_notify_queue', 99, 107),
-        ('function', 'procrastinate_trigger_status_events_procedure_insert', 109, 117),
-        ('function', 'procrastinate_trigger_status_events_procedure_update', 119, 152),
-        ('function', 'procrastinate_trigger_scheduled_events_procedure', 154, 163),
-        ('function', 'procrastinate_jobs_notify_queue', 167, 170),
-        ('function', 'procrastinate_trigger_status_events_update', 172, 175),
-        ('function', 'procrastinate_trigger_status_events_insert', 177, 180),
-        ('function', 'procrastinate_trigger_scheduled_events', 182, 185),
-    }
-    assert unit(pf, "procrastinate_jobs").signature == "CREATE TABLE procrastinate_jobs"
-    assert unit(pf, "procrastinate_version").signature == "CREATE TABLE IF NOT EXISTS procrastinate_version"
-    assert unit(pf, "procrastinate_job_status").signature == "CREATE TYPE procrastinate_job_status AS ENUM"
-    assert unit(pf, "procrastinate_fetch_job").signature == (
-        "CREATE FUNCTION procrastinate_fetch_job(target_queue_names character varying[])"
-        " RETURNS procrastinate_jobs LANGUAGE plpgsql"
-    )
-    # tables a function reads or writes are imports; functions it calls are calls
-    assert has_edge(pf, "imports", "procrastinate_fetch_job", "procrastinate_jobs", line=58)
-    assert has_edge(pf, "imports", "procrastinate_fetch_job", "procrastinate_job_locks", line=59)
-    assert has_edge(pf, "imports", "procrastinate_finish_job", "procrastinate_job_locks", line=95)  # DELETE FROM
-    assert has_edge(pf, "calls", "procrastinate_finish_job", "COALESCE", line=92)
-    # a foreign key references its table
-    assert has_edge(pf, "imports", "procrastinate_events", "procrastinate_jobs", line=41)
-    # a trigger depends on its table and calls its function
-    assert has_edge(pf, "imports", "procrastinate_jobs_notify_queue", "procrastinate_jobs", line=168)
-    assert has_edge(pf, "calls", "procrastinate_jobs_notify_queue", "procrastinate_notify_queue", line=170)
-    assert has_edge(pf, "contains", path, "procrastinate_jobs")
-
-
-def test_sql_views_read_tables_views_and_functions():
-    path = "pg_stat_kcache--2.2.1.sql"
-    pf = parse("sql/pg_stat_kcache--2.2.1.sql", path)
-    assert units_of(pf) == {
-        ('function', 'pg_stat_kcache', 12, 46),
-        ('function', 'pg_stat_kcache_reset', 49, 52),
-        ('view', 'pg_stat_kcache_detail', 55, 91),
-        ('view', 'pg_stat_kcache', 94, 126),
-    }
-    assert unit(pf, "pg_stat_kcache_detail").signature == "CREATE VIEW pg_stat_kcache_detail"
-    assert unit(pf, "pg_stat_kcache_reset").signature == (
-        "CREATE FUNCTION pg_stat_kcache_reset() RETURNS void LANGUAGE c COST 1000"
-    )
-    # FROM pg_stat_kcache() k is a call; JOINs are imports; a view reads another view
-    assert has_edge(pf, "calls", "pg_stat_kcache_detail", "pg_stat_kcache", line=85)
-    assert has_edge(pf, "imports", "pg_stat_kcache_detail", "pg_stat_statements", line=86)
-    assert has_edge(pf, "imports", "pg_stat_kcache_detail", "pg_roles", line=90)
-    assert has_edge(pf, "imports", "pg_stat_kcache", "pg_stat_kcache_detail", line=124)
-    assert has_edge(pf, "calls", "pg_stat_kcache", "SUM", line=96)
-
-
-def test_sql_schema_qualified_names_and_procedures():
-    path = "db/schema.sql"
-    pf = parse_file(path, b"""CREATE MATERIALIZED VIEW app.daily AS SELECT * FROM app.events;
-CREATE PROCEDURE archive(p int) LANGUAGE sql AS $$ DELETE FROM app.events WHERE id = p; $$;
-""")
-    assert units_of(pf) == {("view", "daily", 1, 1)}
-    assert has_edge(pf, "imports", "daily", "events", "app.events", line=1)
-    # no CREATE PROCEDURE in the grammar: not a unit, but its statements still give edges
-    assert has_edge(pf, "imports", path, "events", "app.events", line=2)
 
 
 # --------------------------------------------------------------------------- Go named types (chi)
@@ -1119,23 +463,6 @@ def test_vue_script_setup_in_typescript():
     assert has_edge(pf, "calls", "onCaretClick", "toggle", line=53)
 
 
-def test_svelte_script_in_javascript():
-    path = "VirtualList.svelte"
-    pf = parse("svelte/VirtualList.svelte", path)
-    assert pf.language == "svelte" and not pf.had_errors
-    assert units_of(pf) == {
-        ('function', 'refresh', 35, 65),
-        ('function', 'handle_scroll', 67, 128),
-    }
-    assert unit(pf, "refresh").signature == "async function refresh(items, viewport_height, itemHeight)"
-    assert has_edge(pf, "imports", path, "onMount", "svelte:onMount", line=2)
-    assert has_edge(pf, "calls", "refresh", "tick", line=38)
-    assert has_edge(pf, "calls", "handle_scroll", "scrollTo", "viewport.scrollTo", line=122)
-    assert has_edge(pf, "calls", path, "onMount", line=131)
-    # markup and styles are not code
-    assert "div" not in edges_from(pf, "calls", path)
-
-
 SFC = b"""<template>
   <button @click="toggle">{{ label }}</button>
 </template>
@@ -1192,3 +519,727 @@ def test_components_with_several_script_blocks():
 
     empty = parse_file("src/components/Static.vue", b"<template><p>hi</p></template>\n")
     assert [u.kind for u in empty.units] == ["file"] and not empty.edges
+
+
+# --------------------------------------------------------------------------- the table: one row per parsed file
+#: Each row parses one file as one repository path and pins what the parse must hold (see ``Case``); the
+#: tests above are the ones that ask something a row cannot say.
+CASES = [
+    Case(
+        "kotlin_classes_companion_interface_and_nested_classes",
+        path=KT + "ClipboardFileProvider.kt", fixture="kotlin/ClipboardFileProvider.kt",
+        language="kotlin", clean=True,
+        units={
+            ('class', 'ClipboardFileProvider', 38, 354),
+            ('method', 'ClipboardFileProvider.onCreate', 43, 43),
+            ('method', 'ClipboardFileProvider.attachInfo', 52, 55),
+            ('method', 'ClipboardFileProvider.getType', 66, 76),
+            ('method', 'ClipboardFileProvider.query', 78, 102),
+            ('method', 'ClipboardFileProvider.insert', 104, 105),
+            ('method', 'ClipboardFileProvider.update', 107, 108),
+            ('method', 'ClipboardFileProvider.delete', 110, 111),
+            ('method', 'ClipboardFileProvider.openFile', 113, 118),
+            ('method', 'ClipboardFileProvider.getUriForFile', 152, 155),
+            ('method', 'ClipboardFileProvider.getPathStrategy', 161, 181),
+            ('method', 'ClipboardFileProvider.parsePathStrategy', 189, 210),
+            ('method', 'ClipboardFileProvider.targetFileFromTag', 212, 228),
+            ('method', 'ClipboardFileProvider.buildPath', 230, 238),
+            ('interface', 'ClipboardFileProvider.PathStrategy', 256, 266),
+            ('method', 'ClipboardFileProvider.PathStrategy.getUriForFile', 260, 260),
+            ('method', 'ClipboardFileProvider.PathStrategy.getFileForUri', 265, 265),
+            ('class', 'ClipboardFileProvider.SimplePathStrategy', 279, 353),
+            ('method', 'ClipboardFileProvider.SimplePathStrategy.addRoot', 286, 295),
+            ('method', 'ClipboardFileProvider.SimplePathStrategy.getUriForFile', 297, 333),
+            ('method', 'ClipboardFileProvider.SimplePathStrategy.getFileForUri', 335, 352),
+        },
+        checks=[
+            ("ClipboardFileProvider", "signature", "==", "class ClipboardFileProvider : ContentProvider()"),
+            # the KDoc that the grammar keeps inside the import list still documents the class
+            ("ClipboardFileProvider", "docstring", "startswith", "A read-only [ContentProvider] that exposes clipboard image files"),
+            (FILE, "docstring", "startswith", "A read-only [ContentProvider]"),
+            ("ClipboardFileProvider.attachInfo", "signature", "==", "override fun attachInfo(context: Context, info: ProviderInfo)"),
+            ("ClipboardFileProvider.attachInfo", "docstring", "startswith", "After the [ClipboardFileProvider] is instantiated"),
+            # members of the companion object are called through the class
+            ("ClipboardFileProvider.getUriForFile", "parent", "==", "ClipboardFileProvider"),
+            ("ClipboardFileProvider.PathStrategy", "signature", "==", "internal interface PathStrategy"),
+            ("ClipboardFileProvider.PathStrategy.getFileForUri", "docstring", "==", "Return a [File] that represents the given [Uri]."),
+        ],
+        edges=[
+            Edge("contains", PATH, "ClipboardFileProvider"),
+            Edge("contains", "ClipboardFileProvider", "ClipboardFileProvider.SimplePathStrategy"),
+            Edge("contains", "ClipboardFileProvider.PathStrategy", "ClipboardFileProvider.PathStrategy.getUriForFile"),
+            Edge("imports", PATH, "android.content.ContentProvider", line=3),
+            Edge("imports", PATH, "org.xmlpull.v1.XmlPullParser.END_DOCUMENT", line=17),
+            Edge("inherits", "ClipboardFileProvider", "ContentProvider", line=38),
+            Edge("inherits", "ClipboardFileProvider.SimplePathStrategy", "PathStrategy", line=279),
+            Edge("calls", "ClipboardFileProvider.attachInfo", "attachInfo", "super.attachInfo", line=53),
+            Edge("calls", "ClipboardFileProvider.attachInfo", "getPathStrategy", line=54),
+            Edge("calls", "ClipboardFileProvider.parsePathStrategy", "SimplePathStrategy", line=191),
+            Edge("calls", "ClipboardFileProvider.parsePathStrategy", "addRoot", "pathStrategy.addRoot", line=206),
+            # trailing lambdas are emptied like argument lists
+            Edge("calls", "ClipboardFileProvider.targetFileFromTag", "let", "externalFilesDirs.takeIf {}?.let", line=219),
+        ],
+    ),
+    Case(
+        "kotlin_enum_classes_and_records", path=KT + "ClipboardOptions.kt", fixture="kotlin/ClipboardOptions.kt",
+        clean=True,
+        units={
+            ('class', 'GetImageOptions', 9, 16),
+            ('class', 'GetStringOptions', 18, 22),
+            ('class', 'SetStringOptions', 24, 28),
+            ('enum', 'ImageFormat', 30, 45),
+            ('enum', 'StringFormat', 47, 50),
+        },
+        checks=[
+            ("ImageFormat", "signature", "==", "internal enum class ImageFormat(val jsName: String) : Enumerable"),
+        ],
+        edges=[
+            Edge("inherits", "GetImageOptions", "Record", line=10),
+            Edge("inherits", "ImageFormat", "Enumerable", line=30),
+            Edge("imports", KT + "ClipboardOptions.kt", "expo.modules.kotlin.types.Enumerable", line=6),
+        ],
+    ),
+    Case(
+        "kotlin_top_level_and_extension_functions", path=KT + "ClipboardImage.kt", fixture="kotlin/ClipboardImage.kt",
+        clean=True,
+        units={
+            ('variable', 'PNG_PREFIX', 25, 25),  # top-level values
+            ('variable', 'JPEG_PREFIX', 26, 26),
+            ('class', 'ImageResult', 29, 41),
+            ('method', 'ImageResult.toBundle', 34, 40),
+            ('function', 'getImageFormatFromBase64', 54, 61),
+            ('function', 'imageFromContentUri', 73, 99),
+            ('function', 'clearClipboardCache', 101, 111),
+            ('function', 'hashFileName', 113, 123),
+            ('function', 'clipDataFromBase64Image', 138, 179),
+            ('function', 'bitmapFromContentUriAsync', 189, 203),
+            ('function', 'bitmapFromBase64String', 205, 214),
+            ('method', 'File.ensureExists', 219, 222),
+        },
+        checks=[
+            # fun File.ensureExists(): a member of its receiver type
+            ("File.ensureExists", "signature", "==", "private suspend fun File.ensureExists()"),
+            ("File.ensureExists", "docstring", "==", "Creates the file and all its parent directories if they don't exist already."),
+            ("getImageFormatFromBase64", "signature", "==", "internal fun getImageFormatFromBase64(base64Image: String): ImageFormat"),
+            ("getImageFormatFromBase64", "docstring", "startswith", "Gets the image format from the base64 encoded image string"),
+        ],
+        edges=[
+            Edge("contains", "ImageResult", "ImageResult.toBundle"),
+            Edge("calls", "clipDataFromBase64Image", "hashFileName", line=153),
+            Edge("calls", "clipDataFromBase64Image", "getUriForFile", "ClipboardFileProvider.getUriForFile", line=173),
+            Edge("calls", "clipDataFromBase64Image", "ensureExists", "it.ensureExists", line=162),
+            Edge("imports", PATH, "kotlinx.coroutines.runInterruptible", line=14),
+        ],
+    ),
+    Case(
+        "swift_class_methods_and_calls",
+        path="ios/ClipboardPasteButton.swift", fixture="swift/ClipboardPasteButton.swift",
+        language="swift", clean=True,
+        units={
+            ('class', 'ClipboardPasteButton', 5, 174),
+            ('method', 'ClipboardPasteButton.update', 18, 25),
+            ('method', 'ClipboardPasteButton.mountView', 27, 49),
+            ('method', 'ClipboardPasteButton.canPaste', 51, 61),
+            ('method', 'ClipboardPasteButton.paste', 63, 112),
+            ('method', 'ClipboardPasteButton.setContentTypes', 114, 125),
+            ('method', 'ClipboardPasteButton.processImage', 127, 147),
+            ('method', 'ClipboardPasteButton.processHtml', 149, 161),
+            ('method', 'ClipboardPasteButton.unmountChild', 163, 166),
+            ('method', 'ClipboardPasteButton.imageToData', 168, 173),
+        },
+        checks=[
+            ("ClipboardPasteButton", "signature", "==", "class ClipboardPasteButton: ExpoView"),
+            ("ClipboardPasteButton.canPaste", "signature", "==", "override func canPaste(_ itemProviders: [NSItemProvider]) -> Bool"),
+            # an attribute (@available) belongs to the method it marks
+            ("ClipboardPasteButton.mountView", "text", "startswith", "  @available(iOS 16.0, *)\n"),
+        ],
+        edges=[
+            Edge("contains", "ClipboardPasteButton", "ClipboardPasteButton.paste"),
+            Edge("imports", PATH, "ExpoModulesCore", line=2),
+            Edge("inherits", "ClipboardPasteButton", "ExpoView", line=5),
+            Edge("calls", "ClipboardPasteButton.mountView", "UIPasteControl", line=35),
+            Edge("calls", "ClipboardPasteButton.update", "unmountChild", line=19),
+            # calls inside trailing closures belong to the method
+            Edge("calls", "ClipboardPasteButton.paste", "processImage", "self.processImage", line=71),
+            Edge("calls", "ClipboardPasteButton.canPaste", "contains", "itemProviders.contains", line=52),
+        ],
+    ),
+    Case(
+        "swift_structs_enums_and_conformances",
+        path="ios/ClipboardOptions.swift", fixture="swift/ClipboardOptions.swift",
+        clean=True,
+        units={
+            ('struct', 'GetImageOptions', 5, 11),
+            ('enum', 'ImageFormat', 13, 25),
+            ('method', 'ImageFormat.getMimeType', 17, 24),
+            ('struct', 'GetStringOptions', 27, 30),
+            ('struct', 'SetStringOptions', 32, 35),
+            ('enum', 'StringFormat', 37, 40),
+        },
+        checks=[
+            ("GetImageOptions", "signature", "==", "internal struct GetImageOptions: Record"),
+        ],
+        edges=[
+            Edge("inherits", "ImageFormat", "String", line=13),
+            Edge("inherits", "ImageFormat", "Enumerable", line=13),
+            Edge("contains", "ImageFormat", "ImageFormat.getMimeType"),
+        ],
+    ),
+    Case(
+        "swift_extensions_prefix_their_members",
+        path="ios/NSPasteboard+Clipboard.swift", fixture="swift/NSPasteboard+Clipboard.swift",
+        clean=True,
+        # extension UIImage / extension UIPasteboard are containers; computed properties run code
+        units={
+            ('method', 'UIImage.pngData', 7, 13),
+            ('method', 'UIImage.jpegData', 15, 24),
+            ('method', 'UIPasteboard.url', 28, 42),
+            ('method', 'UIPasteboard.html', 44, 82),
+            ('method', 'UIPasteboard.hasStrings', 84, 86),
+            ('method', 'UIPasteboard.hasURLs', 88, 90),
+            ('method', 'UIPasteboard.hasHTML', 92, 97),
+            ('method', 'UIPasteboard.hasImages', 99, 101),
+            ('method', 'UIPasteboard.image', 103, 115),
+        },
+        checks=[
+            ("UIPasteboard.url", "signature", "==", "var url: URL?"),
+        ],
+        edges=[
+            Edge("calls", "UIPasteboard.url", "readObjects", "self.readObjects", line=31),
+            Edge("calls", "UIImage.pngData", "NSBitmapImageRep", line=9),
+        ],
+    ),
+    Case(
+        "swift_protocols_actors_init_deinit", path="Sources/ImageCache.swift", source=SWIFT_PROTOCOL, clean=True,
+        units={
+            ("interface", "Pasteable", 4, 7),
+            ("method", "Pasteable.typeIdentifier", 6, 6),
+            ("class", "ImageCache", 9, 13),
+            ("method", "ImageCache.init", 10, 10),
+            ("method", "ImageCache.deinit", 11, 11),
+            ("method", "ImageCache.typeIdentifier", 12, 12),
+        },
+        checks=[
+            ("Pasteable", "docstring", "==", "Something that can be pasted."),
+            ("Pasteable.typeIdentifier", "docstring", "==", "The uniform type of the content."),
+        ],
+        edges=[
+            Edge("inherits", "Pasteable", "AnyObject"),
+            Edge("inherits", "ImageCache", "Pasteable"),
+            Edge("calls", "ImageCache.deinit", "flush"),
+        ],
+    ),
+    Case(
+        "scala_objects_case_classes_and_operators", path=SCALA + "Geometry.scala", fixture="scala/Geometry.scala",
+        language="scala", clean=True,
+        # overloads keep one qualname each, as in Java
+        units={
+            ('class', 'NumUtil', 7, 18),
+            ('method', 'NumUtil.clamp', 8, 10),
+            ('method', 'NumUtil.clamp', 11, 13),
+            ('method', 'NumUtil.radianToVector', 15, 15),
+            ('method', 'NumUtil.gameAngleToRadian', 17, 17),
+            ('class', 'Point', 20, 31),
+            ('method', 'Point.+', 21, 21),
+            ('method', 'Point.-', 22, 22),
+            ('method', 'Point.*', 23, 23),
+            ('method', 'Point./', 24, 24),
+            ('method', 'Point.unary_-', 25, 25),
+            ('method', 'Point.length', 27, 27),
+            ('method', 'Point.normed', 28, 28),
+            ('method', 'Point.dot', 29, 29),
+            ('method', 'Point.cross', 30, 30),
+            ('class', 'Segment', 33, 33),
+            ('class', 'Ray', 35, 47),
+            ('method', 'Ray.intersects', 36, 46),
+        },
+        checks=[
+            ("NumUtil", "signature", "==", "object NumUtil"),
+            (("NumUtil.clamp", 8), "signature", "==", "def clamp(min: Double, max: Double, value: Double): Double"),
+            ("Point", "signature", "==", "case class Point(x: Double, y: Double)"),
+            ("Point.+", "signature", "==", "def +(p: Point): Point"),
+        ],
+        edges=[
+            Edge("contains", "Ray", "Ray.intersects"),
+            Edge("imports", PATH, "Math.PI", line=3),
+            Edge("calls", "NumUtil.radianToVector", "Point", line=15),
+            Edge("calls", "NumUtil.radianToVector", "cos", line=15),
+            Edge("calls", "Ray.intersects", "cross", "direction.cross", line=38),
+        ],
+    ),
+    Case(
+        "scala_companion_object_class_and_imports", path=SCALA + "LanderWorld.scala", fixture="scala/LanderWorld.scala",
+        clean=True,
+        units={
+            ('class', 'LanderWorld', 13, 19),
+            ('class', 'LanderWorld.State', 14, 16),
+            ('class', 'LanderWorld', 21, 148),
+            ('method', 'LanderWorld.getIcon', 45, 45),
+            ('method', 'LanderWorld.setupBindings', 47, 79),
+            ('method', 'LanderWorld.winning', 82, 82),
+            ('method', 'LanderWorld.diffTo', 84, 84),
+            ('method', 'LanderWorld.reset', 86, 98),
+            ('method', 'LanderWorld.getView', 100, 100),
+            ('method', 'LanderWorld.toString', 102, 102),
+            ('method', 'LanderWorld.angleRadian', 106, 106),
+            ('method', 'LanderWorld.groundSegments', 108, 111),
+            ('method', 'LanderWorld.flatSegments', 113, 113),
+            ('method', 'LanderWorld.touchesSomeFlatSegment', 115, 117),
+            ('method', 'LanderWorld.isUnderground', 119, 120),
+            ('method', 'LanderWorld.simulate', 122, 147),
+        },
+        checks=[
+            ("LanderWorld.winning", "docstring", "==", "Returns true if both worlds have same name and same state."),
+            ("LanderWorld.winning", "signature", "==", "def winning(target: World): Boolean"),
+            # a Scala 3 indented body ends on its last line, not in the next definition's indent
+            ("LanderWorld.isUnderground", "end_line", "==", 120),
+        ],
+        edges=[
+            Edge("contains", "LanderWorld", "LanderWorld.State"),
+            Edge("inherits", "LanderWorld.State", "Enumeration", line=14),
+            Edge("imports", PATH, "javax.script.ScriptEngine", line=5),
+            # import NumUtil._ inside the class
+            Edge("imports", "LanderWorld", "NumUtil", line=24),
+            Edge("calls", "LanderWorld.isUnderground", "Ray", "Ray", line=120),
+            Edge("calls", "LanderWorld.isUnderground", "intersects", "new Ray().intersects", line=120),
+        ],
+    ),
+    Case(
+        "scala_traits_enums_and_selector_imports", path="src/main/scala/shapes/Shape.scala", source=SCALA_TRAITS,
+        clean=True,
+        units={
+            ("trait", "Shape", 6, 8),
+            ("method", "Shape.area", 7, 7),
+            ("enum", "Color", 10, 10),
+            ("class", "Polygon", 12, 14),
+            ("method", "Polygon.area", 13, 13),
+        },
+        checks=[
+            ("Shape", "docstring", "==", "Anything with an area."),
+        ],
+        edges=[
+            Edge("imports", PATH, "Map", "scala.collection.mutable.Map", line=3),
+            Edge("imports", PATH, "Set", "scala.collection.mutable.Set", line=3),
+            Edge("inherits", "Shape", "Serializable"),
+            Edge("inherits", "Shape", "Ordered"),
+            Edge("inherits", "Polygon", "Shape"),
+            Edge("calls", "Polygon.area", "pow", "math.pow"),
+        ],
+    ),
+    Case(
+        "dart_methods_span_signature_and_body",
+        path=DART + "api/data/interceptors/retry_interceptor.dart", fixture="dart/retry_interceptor.dart",
+        language="dart", clean=True,
+        # a method is a signature node plus a sibling body node: the unit covers both
+        units={
+            ('class', 'RetryInterceptor', 6, 42),
+            ('method', 'RetryInterceptor.RetryInterceptor', 10, 13),
+            ('method', 'RetryInterceptor.onError', 16, 35),
+            ('method', 'RetryInterceptor._shouldRetry', 37, 41),
+        },
+        checks=[
+            ("RetryInterceptor", "signature", "==", "class RetryInterceptor extends Interceptor"),
+            ("RetryInterceptor", "docstring", "startswith", "Interceptor that retries failed requests with exponential backoff."),
+            ("RetryInterceptor.onError", "signature", "==", "void onError(DioException err, ErrorInterceptorHandler handler)"),
+        ],
+        edges=[
+            Edge("contains", "RetryInterceptor", "RetryInterceptor._shouldRetry"),
+            Edge("imports", PATH, "package:dio/dio.dart", line=1),
+            Edge("inherits", "RetryInterceptor", "Interceptor", line=6),
+            Edge("calls", "RetryInterceptor.onError", "_shouldRetry", line=17),
+            Edge("calls", "RetryInterceptor.onError", "fetch", "dio.fetch", line=25),
+        ],
+    ),
+    Case(
+        "zig_struct_constants_and_their_functions", path="lib/std/buf_map.zig", fixture="zig/buf_map.zig",
+        language="zig", clean=True,
+        # test "BufMap" { ... } blocks are not units: their calls belong to the file
+        units={
+            ('struct', 'BufMap', 9, 100),
+            ('method', 'BufMap.init', 17, 19),
+            ('method', 'BufMap.deinit', 23, 31),
+            ('method', 'BufMap.putMove', 36, 44),
+            ('method', 'BufMap.put', 47, 60),
+            ('method', 'BufMap.getPtr', 64, 66),
+            ('method', 'BufMap.get', 71, 73),
+            ('method', 'BufMap.remove', 77, 81),
+            ('method', 'BufMap.count', 84, 86),
+            ('method', 'BufMap.iterator', 89, 91),
+            ('method', 'BufMap.free', 93, 95),
+            ('method', 'BufMap.copy', 97, 99),
+        },
+        checks=[
+            ("BufMap", "signature", "==", "const BufMap = struct"),
+            ("BufMap", "docstring", "startswith", "BufMap copies keys and values before they go into the map"),
+            ("BufMap.init", "signature", "==", "fn init(allocator: Allocator) BufMap"),
+            # /// doc comments end inside the next line's indent; they still document it
+            ("BufMap.init", "docstring", "==", "Create a BufMap backed by a specific allocator.\n"
+                    "That allocator will be used for both backing allocations\n"
+                    "and string deduplication."),
+        ],
+        edges=[
+            Edge("contains", "BufMap", "BufMap.putMove"),
+            Edge("imports", PATH, "std.zig", line=1),
+            Edge("calls", "BufMap.init", "init", "BufMapHashMap.init", line=18),
+            Edge("calls", "BufMap.put", "getOrPut", "self.hash_map.getOrPut", line=50),
+            Edge("calls", PATH, "init", "BufMap.init", line=104),
+        ],
+        edge_sets=[
+            # Zig has no inheritance
+            ("inherits", "BufMap", set()),
+        ],
+    ),
+    Case(
+        "zig_file_as_struct_with_nested_type", path="lib/std/SinglyLinkedList.zig", fixture="zig/SinglyLinkedList.zig",
+        clean=True,
+        units={
+            ('struct', 'Node', 25, 81),
+            ('method', 'Node.insertAfter', 28, 31),
+            ('method', 'Node.removeNext', 34, 38),
+            ('method', 'Node.findLast', 45, 50),
+            ('method', 'Node.countChildren', 57, 64),
+            ('method', 'Node.reverse', 70, 80),
+            ('function', 'prepend', 83, 86),
+            ('function', 'remove', 90, 100),
+            ('function', 'popFirst', 103, 107),
+            ('function', 'len', 113, 119),
+        },
+        checks=[
+            # the //! comment documents the file (a file is a struct in Zig)
+            (FILE, "docstring", "startswith", "A singly-linked list is headed by a single forward pointer."),
+            ("remove", "docstring", "==", "Remove `node` from the list.\nAsserts that `node` is in the list."),
+            ("Node.insertAfter", "parent", "==", "Node"),
+        ],
+        edges=[
+            Edge("calls", PATH, "popFirst", "list.popFirst", line=155),
+        ],
+    ),
+    Case(
+        "ocaml_module_types_and_functors", path=ML + "oUnitPlugin.ml", fixture="ocaml/oUnitPlugin.ml",
+        language="ocaml", clean=True,
+        # values without parameters (let all = ref ...) are not functions
+        units={
+            ('interface', 'SETTINGS', 38, 45),
+            ('module', 'Make', 47, 73),
+            ('function', 'Make.register', 51, 52),
+            ('function', 'Make.of_name', 54, 58),
+            ('function', 'Make.preset', 67, 71),
+        },
+        checks=[
+            ("Make", "signature", "==", "module Make(Settings: SETTINGS)"),
+            ("Make.register", "signature", "==", "let register name pref f"),
+            # the licence header is skipped; the (** *) comment after it describes the file
+            (FILE, "docstring", "==", "Standard functions for plugin (register, choose)."),
+        ],
+        edges=[
+            Edge("contains", "Make", "Make.of_name"),
+            Edge("calls", "Make.of_name", "assoc", "List.assoc", line=56),
+            Edge("calls", "Make.of_name", "failwithf", "OUnitUtils.failwithf"),
+        ],
+    ),
+    Case(
+        "ocaml_records_variants_functor_application_and_include",
+        path=ML + "oUnitChooser.ml", fixture="ocaml/oUnitChooser.ml",
+        clean=True,
+        units={
+            ('struct', 't', 41, 47),
+            ('enum', 'choice', 49, 53),
+            ('function', 'string_of_choice', 55, 62),
+            ('function', 'simple', 68, 71),
+            ('module', 'Plugin', 73, 82),
+            ('function', 'allskip', 86, 89),
+            ('function', 'failfirst', 91, 133),
+        },
+        checks=[
+            ("simple", "docstring", "==", "Most simple heuristic, just pick the first test."),
+            ("simple", "signature", "==", "let simple t"),
+            ("choice", "signature", "==", "type choice"),
+        ],
+        edges=[
+            Edge("imports", PATH, "OUnitTest", line=39),
+            # module Plugin = OUnitPlugin.Make (struct ... end): applying a functor calls it
+            Edge("calls", "Plugin", "Make", "OUnitPlugin.Make", line=74),
+            # include Plugin: the file takes the module's definitions
+            Edge("inherits", PATH, "Plugin", line=84),
+            # the local let rec find_failing is part of failfirst
+            Edge("calls", "failfirst", "get_result", "OUnitCache.get_result", line=97),
+            Edge("calls", "failfirst", "find_failing", line=133),
+            Edge("calls", PATH, "register", line=136),
+        ],
+    ),
+    Case(
+        "ocaml_classes_and_signature_constraints", path="src/counter.ml", source=OCAML_CLASSES, clean=True,
+        units={
+            ("class", "counter", 2, 8),
+            ("method", "counter.incr", 6, 6),
+            ("method", "counter.log", 7, 7),
+            ("module", "Store", 10, 12),
+            ("function", "Store.find", 11, 11),
+        },
+        checks=[
+            ("counter", "docstring", "==", "A counter that logs."),
+            ("counter.incr", "docstring", "==", "Bump it."),
+        ],
+        edges=[
+            Edge("inherits", "counter", "base", line=3),
+            Edge("inherits", "Store", "STORE", line=10),
+            Edge("calls", "counter.incr", "log", "self#log"),
+            Edge("calls", "Store.find", "find", "Hashtbl.find"),
+        ],
+    ),
+    Case(
+        "haskell_signatures_and_equations_are_one_unit", path="Test/QuickCheck.hs", fixture="haskell/QuickCheck.hs",
+        language="haskell",
+        # (a tab in the export list's comments is an error node for the grammar)
+        units={
+            ('struct', 'Gen', 83, 84),
+            ('function', 'sized', 86, 87),
+            ('function', 'resize', 89, 90),
+            ('function', 'rand', 92, 93),
+            ('function', 'promote', 95, 96),
+            ('function', 'variant', 98, 101),
+            ('function', 'generate', 103, 106),
+            ('method', 'Gen.fmap', 109, 109),
+            ('method', 'Gen.return', 112, 112),
+            ('method', 'Gen.>>=', 113, 116),
+            ('function', 'choose', 120, 121),
+            ('function', 'elements', 123, 124),
+            ('function', 'vector', 126, 127),
+            ('function', 'oneof', 129, 130),
+            ('function', 'frequency', 132, 139),
+            ('function', 'two', 143, 144),
+            ('function', 'three', 146, 147),
+            ('function', 'four', 149, 150),
+            ('interface', 'Arbitrary', 155, 157),
+            ('method', 'Arbitrary.arbitrary', 156, 156),
+            ('method', 'Arbitrary.coarbitrary', 157, 157),
+            ('method', '().arbitrary', 160, 160),
+            ('method', '().coarbitrary', 161, 161),
+            ('method', 'Bool.arbitrary', 164, 164),
+            ('method', 'Bool.coarbitrary', 165, 165),
+            ('method', 'Int.arbitrary', 168, 168),
+            ('method', 'Int.coarbitrary', 169, 169),
+            ('method', 'Integer.arbitrary', 172, 172),
+            ('method', 'Integer.coarbitrary', 173, 173),
+            ('method', 'Float.arbitrary', 176, 176),
+            ('method', 'Float.coarbitrary', 177, 177),
+            ('method', 'Double.arbitrary', 180, 180),
+            ('method', 'Double.coarbitrary', 181, 181),
+            ('function', 'fraction', 183, 183),
+            ('method', '(a, b).arbitrary', 186, 186),
+            ('method', '(a, b).coarbitrary', 187, 187),
+            ('method', '(a, b, c).arbitrary', 190, 190),
+            ('method', '(a, b, c).coarbitrary', 191, 191),
+            ('method', '(a, b, c, d).arbitrary', 196, 196),
+            ('method', '(a, b, c, d).coarbitrary', 197, 198),
+            ('method', '[a].arbitrary', 201, 201),
+            ('method', '[a].coarbitrary', 202, 203),
+            ('method', '(a -> b).arbitrary', 206, 206),
+            ('method', '(a -> b).coarbitrary', 207, 207),
+            ('struct', 'Result', 212, 213),
+            ('function', 'nothing', 215, 216),
+            ('struct', 'Property', 218, 219),
+            ('function', 'result', 221, 222),
+            ('function', 'evaluate', 224, 225),
+            ('interface', 'Testable', 227, 228),
+            ('method', 'Testable.property', 228, 228),
+            ('method', '().property', 231, 231),
+            ('method', 'Bool.property', 234, 234),
+            ('method', 'Result.property', 237, 237),
+            ('method', 'Property.property', 240, 240),
+            ('method', '(a -> b).property', 243, 243),
+            ('function', 'forAll', 245, 251),
+            ('function', '==>', 253, 255),
+            ('function', 'label', 257, 260),
+            ('function', 'classify', 262, 264),
+            ('function', 'trivial', 266, 267),
+            ('function', 'collect', 269, 270),
+            ('struct', 'Config', 275, 280),
+            ('function', 'quick', 282, 288),
+            ('function', 'verbose', 290, 293),
+            ('function', 'defaultConfig', 295, 296),
+            ('function', 'test', 299, 299),
+            ('function', 'quickCheck', 300, 300),
+            ('function', 'verboseCheck', 301, 301),
+            ('function', 'check', 303, 306),
+            ('function', 'tests', 308, 327),
+            ('function', 'done', 329, 352),
+        },
+        checks=[
+            # the type signature and the equations: one unit, the signature is the type
+            ("variant", "start_line", "==", 98),
+            ("variant", "end_line", "==", 101),
+            ("variant", "signature", "==", "variant :: Int -> Gen a -> Gen a"),
+            ("==>", "signature", "==", "(==>) :: Testable a => Bool -> a -> Property"),
+            # no type signature: the equation's head
+            ("fraction", "signature", "==", "fraction a b c"),
+            ("Arbitrary", "signature", "==", "class Arbitrary a where"),
+            ("Arbitrary.coarbitrary", "signature", "==", "coarbitrary :: a -> Gen b -> Gen b"),
+            ("Gen", "signature", "==", "newtype Gen a = Gen (Int -> StdGen -> a)"),
+        ],
+        edges=[
+            Edge("contains", "Arbitrary", "Arbitrary.arbitrary"),
+            Edge("imports", PATH, "System.Random", line=73),
+            Edge("imports", PATH, "liftM2", "Control.Monad.liftM2", line=75),
+            # instance Arbitrary Bool where ...: Bool's methods, and Bool inherits the class
+            Edge("inherits", "Bool", "Arbitrary", line=163),
+            Edge("inherits", "Gen", "Monad", line=111),
+            Edge("calls", "Bool.arbitrary", "elements", line=164),
+            # calls in where-clauses belong to the function; `fmap` in backquotes is a call
+            Edge("calls", "frequency", "pick", line=139),
+            Edge("calls", "choose", "fmap", line=121),
+            Edge("calls", "two", "liftM2", line=144),
+        ],
+    ),
+    Case(
+        "haskell_superclasses_data_enums_and_instance_clauses", path="src/Data/Shape.hs", source=HASKELL_CLASSES,
+        clean=True,
+        units={
+            ("interface", "HasArea", 6, 7),
+            ("method", "HasArea.area", 7, 7),
+            ("enum", "Shape", 10, 11),
+            ("method", "Shape.area", 14, 15),  # two equations, one unit
+        },
+        checks=[
+            ("HasArea", "docstring", "==", "Things with an area."),
+            ("Shape", "docstring", "==", "A shape."),
+        ],
+        edges=[
+            Edge("imports", PATH, "Data.Map", line=3),
+            Edge("inherits", "HasArea", "Eq"),
+            Edge("inherits", "HasArea", "Show"),
+            Edge("inherits", "Shape", "HasArea", line=13),
+        ],
+    ),
+    Case(
+        "clojure_protocols_records_extend_type_and_imports", path="src/geometry/core.clj", source=CLOJURE_RECORDS,
+        clean=True,
+        units={
+            ("interface", "Shape", 6, 8),
+            ("method", "Shape.area", 8, 8),
+            ("class", "Circle", 10, 12),
+            ("method", "Circle.area", 12, 12),
+            ("method", "String.area", 14, 14),
+        },
+        checks=[
+            (FILE, "docstring", "==", "Shapes and their areas."),
+            ("Shape", "docstring", "==", "Something with an area."),
+            ("Shape.area", "docstring", "==", "The area of s."),
+        ],
+        edges=[
+            Edge("imports", PATH, "clojure.string", line=3),
+            Edge("imports", PATH, "Date", "java.util.Date", line=4),
+            Edge("inherits", "Circle", "Shape", line=11),
+            Edge("inherits", "String", "Shape", line=14),
+            Edge("calls", "String.area", "count"),
+        ],
+        absent=[
+            ("calls", PATH, "java.util"),
+        ],
+    ),
+    Case(
+        "sql_tables_types_functions_and_triggers",
+        path="procrastinate/sql/migrations/00.00.00_01_initial.sql", fixture="sql/procrastinate_initial.sql",
+        language="sql",
+        # (plpgsql bodies are partly error nodes for the grammar; what it recovers is kept)
+        units={
+            ('table', 'procrastinate_version', 3, 8),
+            ('enum', 'procrastinate_job_status', 10, 15),
+            ('enum', 'procrastinate_job_event_type', 17, 25),
+            ('table', 'procrastinate_jobs', 27, 37),
+            ('table', 'procrastinate_events', 39, 44),
+            ('table', 'procrastinate_job_locks', 46, 48),
+            ('function', 'procrastinate_fetch_job', 50, 82),
+            ('function', 'procrastinate_finish_job', 84, 97),
+            ('function', 'procrastinate_notify_queue', 99, 107),
+            ('function', 'procrastinate_trigger_status_events_procedure_insert', 109, 117),
+            ('function', 'procrastinate_trigger_status_events_procedure_update', 119, 152),
+            ('function', 'procrastinate_trigger_scheduled_events_procedure', 154, 163),
+            ('function', 'procrastinate_jobs_notify_queue', 167, 170),
+            ('function', 'procrastinate_trigger_status_events_update', 172, 175),
+            ('function', 'procrastinate_trigger_status_events_insert', 177, 180),
+            ('function', 'procrastinate_trigger_scheduled_events', 182, 185),
+        },
+        checks=[
+            ("procrastinate_jobs", "signature", "==", "CREATE TABLE procrastinate_jobs"),
+            ("procrastinate_version", "signature", "==", "CREATE TABLE IF NOT EXISTS procrastinate_version"),
+            ("procrastinate_job_status", "signature", "==", "CREATE TYPE procrastinate_job_status AS ENUM"),
+            ("procrastinate_fetch_job", "signature", "==", "CREATE FUNCTION procrastinate_fetch_job(target_queue_names character varying[])"
+                    " RETURNS procrastinate_jobs LANGUAGE plpgsql"),
+        ],
+        edges=[
+            # tables a function reads or writes are imports; functions it calls are calls
+            Edge("imports", "procrastinate_fetch_job", "procrastinate_jobs", line=58),
+            Edge("imports", "procrastinate_fetch_job", "procrastinate_job_locks", line=59),
+            # DELETE FROM
+            Edge("imports", "procrastinate_finish_job", "procrastinate_job_locks", line=95),
+            Edge("calls", "procrastinate_finish_job", "COALESCE", line=92),
+            # a foreign key references its table
+            Edge("imports", "procrastinate_events", "procrastinate_jobs", line=41),
+            # a trigger depends on its table and calls its function
+            Edge("imports", "procrastinate_jobs_notify_queue", "procrastinate_jobs", line=168),
+            Edge("calls", "procrastinate_jobs_notify_queue", "procrastinate_notify_queue", line=170),
+            Edge("contains", PATH, "procrastinate_jobs"),
+        ],
+    ),
+    Case(
+        "sql_views_read_tables_views_and_functions",
+        path="pg_stat_kcache--2.2.1.sql", fixture="sql/pg_stat_kcache--2.2.1.sql",
+        units={
+            ('function', 'pg_stat_kcache', 12, 46),
+            ('function', 'pg_stat_kcache_reset', 49, 52),
+            ('view', 'pg_stat_kcache_detail', 55, 91),
+            ('view', 'pg_stat_kcache', 94, 126),
+        },
+        checks=[
+            ("pg_stat_kcache_detail", "signature", "==", "CREATE VIEW pg_stat_kcache_detail"),
+            ("pg_stat_kcache_reset", "signature", "==", "CREATE FUNCTION pg_stat_kcache_reset() RETURNS void LANGUAGE c COST 1000"),
+        ],
+        edges=[
+            # FROM pg_stat_kcache() k is a call; JOINs are imports; a view reads another view
+            Edge("calls", "pg_stat_kcache_detail", "pg_stat_kcache", line=85),
+            Edge("imports", "pg_stat_kcache_detail", "pg_stat_statements", line=86),
+            Edge("imports", "pg_stat_kcache_detail", "pg_roles", line=90),
+            Edge("imports", "pg_stat_kcache", "pg_stat_kcache_detail", line=124),
+            Edge("calls", "pg_stat_kcache", "SUM", line=96),
+        ],
+    ),
+    Case(
+        "sql_schema_qualified_names_and_procedures",
+        path="db/schema.sql", source=b"""CREATE MATERIALIZED VIEW app.daily AS SELECT * FROM app.events;
+    CREATE PROCEDURE archive(p int) LANGUAGE sql AS $$ DELETE FROM app.events WHERE id = p; $$;
+    """,
+        units={("view", "daily", 1, 1)},
+        edges=[
+            Edge("imports", "daily", "events", "app.events", line=1),
+            # no CREATE PROCEDURE in the grammar: not a unit, but its statements still give edges
+            Edge("imports", PATH, "events", "app.events", line=2),
+        ],
+    ),
+    Case(
+        "svelte_script_in_javascript", path="VirtualList.svelte", fixture="svelte/VirtualList.svelte",
+        language="svelte", clean=True,
+        units={
+            ('function', 'refresh', 35, 65),
+            ('function', 'handle_scroll', 67, 128),
+        },
+        checks=[
+            ("refresh", "signature", "==", "async function refresh(items, viewport_height, itemHeight)"),
+        ],
+        edges=[
+            Edge("imports", PATH, "onMount", "svelte:onMount", line=2),
+            Edge("calls", "refresh", "tick", line=38),
+            Edge("calls", "handle_scroll", "scrollTo", "viewport.scrollTo", line=122),
+            Edge("calls", PATH, "onMount", line=131),
+        ],
+        absent=[
+            # markup and styles are not code
+            ("calls", PATH, "div"),
+        ],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+def test_the_parse_holds_what_its_row_says(case: Case) -> None:
+    check_case(case, FIXTURES)
