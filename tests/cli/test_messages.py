@@ -1,4 +1,4 @@
-"""Small truths in messages (issue 13, point 6): say why, count right, point at the real fix."""
+"""Small truths in messages: say why, count right, point at the real fix."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The no-embed rule (issue 32): some units never get a vector, are never pending, and stay found by words and graph.
+"""The no-embed rule: some units never get a vector, are never pending, and stay found by words and graph.
 
 Real git repositories, the real ``hookgraph`` command and the real shipped model.
 """

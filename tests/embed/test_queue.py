@@ -1,4 +1,4 @@
-"""The embedding queue's order (issue 32): files first, then code (the most used first), docs, tests last.
+"""The embedding queue's order: files first, then code (the most used first), docs, tests last.
 
 On a real small project (the requests 2.32.3 fixture), the real ``hookgraph``
 command, the real store and the real model for one drained batch.

@@ -1,4 +1,4 @@
-"""Embedding on a llama.cpp server: same GGUF, same vectors (issue 4).
+"""Embedding on a llama.cpp server: same GGUF, same vectors.
 
 A real ``python -m llama_cpp.server`` on 127.0.0.1 (a free port) serves the
 shipped model; the real CLI indexes a fixture repository through it and the

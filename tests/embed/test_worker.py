@@ -1,4 +1,4 @@
-"""Two speeds, one store (issue 12): text and graph at once, vectors from a detached background embedder.
+"""Two speeds, one store: text and graph at once, vectors from a detached background embedder.
 
 Real git repositories, the real `hookgraph` command and the real background
 process (`python -m hookgraph.embed.worker`), the real model. The rest of the

@@ -275,7 +275,7 @@ def test_a_set_override_of_a_search_constant_reaches_the_module_that_reads_it(mo
 
 def test_the_no_embed_rule_is_part_of_an_index_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Indexes are cached per recipe hash (eval.run, eval.filebench): a rule that embeds other units must not
-    reuse an index built under the old one (issue 32: a min_lines change was measured on stale indexes)."""
+    reuse an index built under the old one (else a rule change is measured on stale indexes)."""
     copy = tmp_path / "repo"
     shutil.copytree(run.REPO / "hookgraph", copy / "hookgraph", ignore=shutil.ignore_patterns("__pycache__"))
     monkeypatch.setattr(run, "REPO", copy)

@@ -1,4 +1,4 @@
-"""Helpers for the reliability tests (issue 7): store invariants, bounded loops, and a
+"""Helpers for the reliability tests (crashes, concurrency, damage, hostile input): store invariants, bounded loops, and a
 watcher that proves a directory outside the repository was never opened.
 
 Every stress loop here is bounded twice, by a count and by a wall-clock budget

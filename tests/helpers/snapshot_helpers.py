@@ -1,6 +1,6 @@
 """Snapshots as an older hookgraph committed them (a compacted SQLite copy of the index), for tests.
 
-Since issue 31 item 7 hookgraph writes vector files (:mod:`hookgraph.store.vector_file`);
+Now hookgraph writes vector files, whose unchanged rows stay unchanged bytes (:mod:`hookgraph.store.vector_file`);
 clones must still handle the SQLite snapshots already in people's histories (adopt
 their vectors after the check, or ignore them with one line), and those carried
 facts an attacker could forge. This writes one the way the old export did.

@@ -1,4 +1,4 @@
-"""Any GGUF model, pinned and never mixed; long units as windows (issue 4).
+"""Any GGUF model, pinned and never mixed; long units as windows.
 
 Real parts only: a second real GGUF (a random-weight tiny BERT made offline
 and converted by our own converter, see ``tests/helpers/tiny_models.py``), the real

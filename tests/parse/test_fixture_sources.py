@@ -1,6 +1,6 @@
 """Every checked-in source fixture says where it comes from and carries its licence.
 
-The per-language tests parse real code from real packages (issue 14): each
+The per-language tests parse real code from real packages: each
 folder under tests/fixtures/languages/ names the package, version and
 checksums in SOURCE.txt, lists every file it holds, and keeps the licence.
 """

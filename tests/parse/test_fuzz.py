@@ -1,4 +1,4 @@
-"""Fuzzing the parser and the token-budget path in every supported language (issue 7).
+"""Fuzzing the parser and the token-budget path in every supported language.
 
 hypothesis builds source from each language's own tokens mixed with arbitrary
 text and bytes. In process: ``parse_bytes`` never raises nor falls back, and

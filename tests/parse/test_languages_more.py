@@ -1,5 +1,5 @@
 """Parsing tests for Kotlin, Swift, Scala, Dart, Zig, OCaml, Haskell, Clojure, SQL
-and Vue/Svelte components, on real source (issue 14), and for gaps found later in
+and Vue/Svelte components, on real source, and for gaps found later in
 the eval's projects (Go named types from chi, TypeScript overloads from rxjs).
 
 Every fixture under ``tests/fixtures/languages/<lang>/`` is a file taken verbatim

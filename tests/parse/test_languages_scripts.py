@@ -1,4 +1,4 @@
-"""Ruby, PHP, Lua, shell, Perl, R, Julia, Elixir and Erlang on real source (issue 14).
+"""Ruby, PHP, Lua, shell, Perl, R, Julia, Elixir and Erlang on real source.
 
 Every file comes from a real project on a registry this machine reaches
 (tests/fixtures/languages/<lang>/SOURCE.txt names the package, version and

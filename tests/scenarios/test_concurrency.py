@@ -1,4 +1,4 @@
-"""Many writers and readers at once (issue 7), as real processes for a bounded time.
+"""Many writers and readers at once, as real processes for a bounded time.
 
 A driver thread moves HEAD among a few commits; eight writer slots run
 ``hookgraph hook post-commit`` (and now and then ``hookgraph index``) in a loop,

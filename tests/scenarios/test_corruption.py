@@ -1,4 +1,4 @@
-"""A damaged index (issue 7): one clear line naming the file and the repair, and
+"""A damaged index: one clear line naming the file and the repair, and
 ``hookgraph index --full`` repairs it, whatever the damage.
 
 Real processes on a real (tiny) repository; each damage is applied to a copy of

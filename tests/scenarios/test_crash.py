@@ -1,4 +1,4 @@
-"""Crash safety (issue 7): kill -9 and Ctrl-C at random points of real ``hookgraph`` processes.
+"""Crash safety: kill -9 and Ctrl-C at random points of real ``hookgraph`` processes.
 
 Each round commits new code (texts the model has never seen, so the kill can
 land while the sync embeds and writes), starts the real command, kills it at

@@ -1,4 +1,4 @@
-"""Faults of the place the index lives in (issue 13): each cause named truly, nothing lost.
+"""Faults of the place the index lives in: each cause named truly, nothing lost.
 
 A read-only directory or file, a full disk (before and during a sync), a disk
 that fails with EIO, another process holding the lock: every one gets its own
@@ -575,7 +575,7 @@ def test_an_unusable_committed_snapshot_explains_itself(name: str, tmp_path: Pat
     assert line == f"hookgraph: the committed snapshot {short}:.hookgraph/shared.db {reason}: {remedy}"
     hook = run_cli(victim, "hook", "post-checkout")
     driver = [line for line in hook.stderr.splitlines() if "configured git's merge driver" in line]
-    assert len(driver) == 1  # a clone without the merge driver gets it at its first hook, and is told (issue 31)
+    assert len(driver) == 1  # a clone without the merge driver gets it at its first hook, and is told
     assert hook.returncode == 0 and "Traceback" not in hook.stderr
     answers(victim)
     record(f"committed snapshot: {name}", 1, "the first command builds the index from the source and answers, with "

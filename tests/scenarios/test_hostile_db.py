@@ -1,4 +1,4 @@
-"""A hostile committed database (issue 7): planted SQL never runs, nothing outside the
+"""A hostile committed database: planted SQL never runs, nothing outside the
 repository is ever opened or printed, and the user is told the database is not trustworthy.
 
 How "planted" is detected: :class:`hookgraph.store.Store` compares
@@ -186,7 +186,7 @@ def test_a_hostile_committed_database_is_refused(name: str, tmp_path: Path, outs
     output = ask.stdout + ask.stderr + hook.stdout + hook.stderr + status.stdout + status.stderr
     assert SECRET not in output and "Traceback" not in output
     # the user is told, in one line per command
-    # (plus, at a clone's first hook, the line saying it configured the merge driver: issue 31)
+    # (plus, at a clone's first hook, the line saying it configured the merge driver)
     said = [line for line in hook.stderr.splitlines() if "configured git's merge driver" not in line]
     assert hook.returncode == 0 and len(said) <= 2, hook.stderr
     told = ("not trustworthy", "symlink")

@@ -1,4 +1,4 @@
-"""Hostile and odd source (issue 7): every file is indexed or skipped with a counted
+"""Hostile and odd source: every file is indexed or skipped with a counted
 reason, and no git operation's hook ever fails on it.
 
 Real git with hookgraph's plain hooks installed (``hookgraph install``), real

@@ -1,4 +1,4 @@
-"""Correctness of the fast paths added for issue 6 (their speed is measured in benchmarks/, never here)."""
+"""Correctness of the fast paths of the hooks, the store and the embedder (their speed is measured in benchmarks/, never here)."""
 
 from __future__ import annotations
 

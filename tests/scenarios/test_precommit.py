@@ -1,4 +1,4 @@
-"""The README's pre-commit set-up, as a user copies it, with the real pre-commit (issue 13, point 4).
+"""The README's pre-commit set-up, as a user copies it, with the real pre-commit: the snippet must work as written.
 
 ``repo:`` is a local clone of this checkout and ``rev:`` its HEAD: the snippet
 is taken from README.md and only its two placeholders are filled in. The

@@ -1,4 +1,4 @@
-"""Sharing that costs little (issue 31, item 7): a vector file whose unchanged rows stay unchanged bytes,
+"""Sharing that costs little: a vector file whose unchanged rows stay unchanged bytes,
 a commit hook that never loads the model, a merge of two snapshots by key, and older snapshots still read.
 
 Real git, real hooks (``hookgraph install``), the real model, real subprocesses. What a commit costs in

@@ -1,4 +1,4 @@
-"""The files ranking's path rules (issue 30): real git, real SQLite, the shipped model.
+"""The files ranking's path rules: real git, real SQLite, the shipped model.
 
 Each test turns one rule off (or to another value) and shows the order it
 decides: the file named after the question's subject first, the file whose
@@ -206,7 +206,7 @@ def test_an_exact_name_leads_while_vectors_are_pending() -> None:
 
 def test_a_name_the_code_writes_but_no_unit_is_named_is_strong(tmp_path: Path, embedder, monkeypatch) -> None:
     """SPELLED_CONFIDENCE: a value made inside a function (``val HttpTimeout = createClientPlugin(...)``) is no
-    unit, but the project has it. (A top-level ``val`` is a unit since session 16.)"""
+    unit, but the project has it. (A top-level ``val`` is a unit, so the example makes it inside a function.)"""
     import hookgraph.search.confidence as confidence_module
     from hookgraph.search import answer_match
 

@@ -1,4 +1,4 @@
-"""A call's receiver is read by the type the code declares it with (issue 30: graph edges that are facts).
+"""A call's receiver is read by the type the code declares it with (graph edges that are facts, not guesses by name).
 
 ``scoped_ptr<LoudsTrie> temp; temp.get()`` runs ``scoped_ptr::get`` and ``temp->build()`` runs
 ``LoudsTrie::build``; a field ``trie_`` of that type makes ``trie_.swap()`` ``scoped_ptr::swap``, never

@@ -1,4 +1,4 @@
-"""Graph edges are facts (issue 30): a call on a receiver of unknown type is no edge to a same-named method,
+"""Graph edges are facts, never guesses by name: a call on a receiver of unknown type is no edge to a same-named method,
 ``self``/``this`` calls still are, and a standard-library import is never drawn as a file of ours.
 
 One real repository in Python, TypeScript, Go and Java, indexed by the real CLI; every question asked

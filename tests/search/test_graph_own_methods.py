@@ -1,4 +1,4 @@
-"""A call without a receiver runs the calling class's own method in Java, Kotlin, Swift, C#, C++ (issue 15).
+"""A call without a receiver runs the calling class's own method in Java, Kotlin, Swift, C#, C++.
 
 ``languages.json`` marks these languages ``bare_calls_reach_methods``: inside
 a class, ``helper()`` is ``this.helper()``, so callers/callees (and the plain

@@ -1,4 +1,4 @@
-"""Perl method calls reach the subs of packages, the caller's own or inherited (issue 15).
+"""Perl method calls reach the subs of packages, the caller's own or inherited.
 
 A Perl ``sub`` in ``package Foo`` is a function to the parser and a method to
 its callers: ``$self->f``, ``$this->f`` and ``Foo->f`` run it, and a

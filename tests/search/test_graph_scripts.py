@@ -1,4 +1,4 @@
-"""Callers, callees and ``ask`` on real Ruby and PHP (issue 14).
+"""Callers, callees and ``ask`` on real Ruby and PHP.
 
 The fixtures (tests/fixtures/languages/{ruby,php}) are indexed in a real git
 repository. Ruby qualifies with ``::`` (``Retriable::ExponentialBackoff::randomize``),

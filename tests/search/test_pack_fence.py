@@ -1,4 +1,4 @@
-"""What agents read (issue 31, items 4 and 5): context packs carry staleness, never stale text, and are fenced.
+"""What agents read: context packs carry staleness, never stale text, and are fenced.
 
 Real repositories, the real CLI in a subprocess, the real MCP server over stdio.
 """

@@ -1,4 +1,4 @@
-"""Shared vectors are checked, shared facts are never read (issue 31, items 1 and 2).
+"""Shared vectors are checked, shared facts are never read: a committed snapshot or a cache may come from an attacker.
 
 A committed snapshot and the two vector caches come from others (a teammate,
 whatever wrote into ``~/.cache``). Each test forges one of them the way an
@@ -76,7 +76,7 @@ def _answers(repo: Repo, root: Path) -> dict[str, object]:
         out[f"callees {symbol}"] = json.loads(proc.stdout)
     context = repo.hookgraph("ask", "--context", "2000", "rebuild auth redirect", cwd=root)
     assert context.returncode in (0, 1), context.stderr
-    # A pack's fence id is drawn at random for each pack (issue 31: content cannot guess it): mask it.
+    # A pack's fence id is drawn at random for each pack (so content cannot guess it and close the fence): mask it.
     out["context"] = re.sub(r"\[[0-9a-f]{8}\]", "[id]", context.stdout)
     return out
 
@@ -86,7 +86,7 @@ def _without_vector(store: Store) -> int:
 
 
 def _never_embedded(store: Store) -> int:
-    """Units the no-embed rule keeps from the model (issue 32: one-liners, tests, data): never given a vector."""
+    """Units the no-embed rule keeps from the model (one-liners, tests, data): never given a vector."""
     from hookgraph.embed.no_embed import DEFAULT, not_embedded
 
     return sum(not_embedded(store, DEFAULT).values())
@@ -122,7 +122,7 @@ def author(tmp_path: Path) -> Repo:
 
 
 def _forge_snapshot(repo: Repo, older_format: bool = False) -> None:
-    """What an attacker edits in a committed snapshot (issue 31, item 2).
+    """What an attacker edits in a committed snapshot.
 
     A vector file (today's format) holds vectors by text key and nothing else: two texts' vectors are
     swapped. An older hookgraph's SQLite snapshot (still read) also held facts, forged too, blob SHAs left right.
@@ -283,7 +283,7 @@ def test_a_pull_of_a_forged_snapshot_takes_no_vector_from_it(author: Repo, tmp_p
     assert _answers(repo, mate) == _honest(repo, tmp_path)
 
 
-# -- the vector caches (issue 31, item 2) ----------------------------------------------------------
+# -- the vector caches --------------------------------------------------------------------------------
 
 
 def _poison(cache: Path) -> int:
@@ -380,7 +380,7 @@ def test_a_garbage_cache_is_named_in_status_and_answers_stay_honest(cached: Repo
     assert _answers(repo, other) == _honest(repo, tmp_path)
 
 
-# -- a teammate's model change (issue 31, item 5) ------------------------------------------------------------
+# -- a teammate's model change ----------------------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("with_snapshot", [True, False], ids=["matching-snapshot", "no-snapshot"])

@@ -1,4 +1,4 @@
-"""The vector caches outside the index (issue 12): bounded, shared by concurrent writers, never trusted blindly."""
+"""The vector caches outside the index: bounded, shared by concurrent writers, never trusted blindly."""
 
 from __future__ import annotations
 

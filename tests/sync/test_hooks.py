@@ -1,4 +1,4 @@
-"""Every git operation of issue 3, driven through the real pre-commit tool and real git.
+"""Every git operation that changes HEAD or the work tree, driven through the real pre-commit tool and real git.
 
 After each operation the store's path->blob map must equal the target tree
 (HEAD, or the index being committed), and the hooks must have embedded

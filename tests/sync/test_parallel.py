@@ -1,4 +1,4 @@
-"""Parsing on every core (issue 32): the same index unit for unit, and a crashing file still left out alone.
+"""Parsing on every core: the same index unit for unit, and a crashing file still left out alone.
 
 Real git repositories (the requests 2.32.3 fixture), the real ``hookgraph``
 command, real forked workers and real signals.

@@ -38,8 +38,7 @@ class NoDocumentEmbedding:
 def shared_repo(tmp_path: Path) -> Repo:
     """A shared-mode repository using the pre-commit framework, with one commit made through it.
 
-    Its hooks embed a commit's texts before exporting (``[snapshot] embed_seconds``, opt-in since issue 31
-    item 7), so each commit's snapshot carries that commit's vectors; the default (the hook never loads the
+    Its hooks embed a commit's texts before exporting (``[snapshot] embed_seconds``, opt-in), so each commit's snapshot carries that commit's vectors; the default (the hook never loads the
     model) is tested on its own below.
     """
     r = new_repo(tmp_path)
@@ -89,7 +88,7 @@ def test_shared_mode_commits_a_compact_snapshot_with_the_code(shared_repo: Repo)
     code, lines = _verify(repo)
     assert code == 0 and len(lines) == 1 and "holds vectors for 7 of its 7 texts; a sample of 7 agrees" in lines[0], lines
 
-    # The committed file: the index's live vectors by text key (a vector file, issue 31 item 7), nothing else.
+    # The committed file: the index's live vectors by text key (a vector file), nothing else.
     from hookgraph.store import vector_file
 
     snap = repo.path / ".hookgraph/shared.db"
