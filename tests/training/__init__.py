@@ -1,1 +1,1 @@
-"""Tests of hookgraph/training/."""
+"""Tests of training/ (the training sources of the static embedding)."""
