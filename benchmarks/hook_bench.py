@@ -440,7 +440,7 @@ def render(default: dict, framework: dict, shared: dict, moves: dict, units: int
         "work shares the cores. "
         "Each run starts from the base commit with the index restored from a copy, so every code-change run "
         "embeds the same new texts (the 3 functions, no file fingerprint changes). A code-free commit imports "
-        "neither numpy nor tree-sitter nor llama_cpp (`python -X importtime`; tested in tests/test_hooks.py). "
+        "neither numpy nor tree-sitter nor llama_cpp (`python -X importtime`; tested in tests/sync/test_hooks.py). "
         "The framework column includes pre-commit's own start-up and stash check. "
         "During the rebase the per-commit hooks (post-checkout, 30 post-commits) see the rebase in progress in "
         "the installed shell script and return without starting Python; post-rewrite syncs once. Bytecode is "

@@ -18,7 +18,7 @@ same process still works.
 :class:`EmbeddingModel` makes the calls ``Llama(embedding=True, ...)`` and
 ``Llama.embed(text)`` make for one text (same model and context parameters,
 one sequence per batch, KV memory cleared around each text), so the vectors
-are the same (tests/test_embed.py checks them against sentence-transformers).
+are the same (tests/embed/test_embedder.py checks them against sentence-transformers).
 """
 
 from __future__ import annotations

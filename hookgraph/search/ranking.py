@@ -49,7 +49,7 @@ if TYPE_CHECKING:
 CANDIDATES = 100
 #: The share of the semantic half a unit the no-embed rule keeps from the model gets from its words (a waiting
 #: unit gets all of it: it will have a vector). Full credit let a one-line constant or an HTML block that repeats
-#: the question's words pass the code that does the work (tests/test_ranking*.py); none at all would bury
+#: the question's words pass the code that does the work (tests/search/test_ranking*.py); none at all would bury
 #: a one-liner asked about in its own words.
 NO_EMBED_MEANING = 0.5
 #: How the two lists are fused: "weighted" (normalised scores) or "rrf" (reciprocal ranks).
@@ -111,7 +111,7 @@ ASKED_TESTS_IN_FULL = True
 #: nearest units as candidates were measured and dropped (filebench, vectors pending: 100 of them 0.861, 20
 #: 0.866, none 0.867; eval/RESULTS.md), but for the fallback below. Embedding the best waiting candidates on
 #: the spot stays: without it filebench gained 0.002 more, but the confidence reads the answer's own
-#: similarity from it in the first seconds (tests/test_ranking_contract.py), and that was not re-fitted.
+#: similarity from it in the first seconds (tests/search/test_ranking_contract.py), and that was not re-fitted.
 #: ... except where the words find fewer than ``STATIC_FALLBACK`` units: then the units nearest the question's
 #: static vector join (this many), so a question in other words than the code's has answers before any model
 #: vector exists (on filebench every question's words find more, so no number there moves).

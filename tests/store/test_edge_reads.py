@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 import pytest
-from store_helpers import synced_database
 
 from hookgraph.store import Store
+from tests.helpers.store_helpers import synced_database
 
 BILLING = """import os
 from shop.base import Account

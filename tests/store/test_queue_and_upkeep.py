@@ -6,9 +6,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
-from store_helpers import synced_database
 
 from hookgraph.store import Store
+from tests.helpers.store_helpers import synced_database
 
 FILES = {
     "shop/util.py": "def helper_one():\n    return 1\n\n\ndef helper_two():\n    return 2\n\n\n"

@@ -7,9 +7,9 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from store_helpers import synced_database
 
 from hookgraph.store import Store
+from tests.helpers.store_helpers import synced_database
 
 FILES = {
     "shop/base.py": "class Account:\n    def total(self):\n        return 0\n\n    def close(self):\n        pass\n",

@@ -1,0 +1,1 @@
+"""End-to-end stories that cross packages: crashes, concurrency, damage, hostile input, a newcomer's first hour, the README's set-ups."""

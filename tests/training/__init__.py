@@ -1,0 +1,1 @@
+"""Tests of training/ (the training sources of the static embedding)."""
