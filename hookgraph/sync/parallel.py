@@ -172,6 +172,16 @@ def _read_chunk(paths: list[str]) -> list[FileRead]:
     return _with_static_vectors([read_file(_reader, target, p, entries[p], text_chunks) for p in paths])
 
 
+def _load_static_model() -> None:
+    """The static table and numpy, loaded once before the workers fork: each worker loading its own cost a
+    first index 0.1-0.2 CPU seconds a worker (the table is a mapped file, shared, never copied)."""
+    from hookgraph.embed.static import shipped_model
+
+    model = shipped_model()
+    if model is not None:
+        model.arrays  # noqa: B018 - imports numpy and maps the rows
+
+
 def _with_static_vectors(reads: list[FileRead]) -> list[FileRead]:
     """The chunk's static vectors, computed here: on every core, beside the parse that composed the texts
     (in the one process that writes, they were a third of a first index's time; benchmarks/RESULTS.md)."""
@@ -213,6 +223,7 @@ def read_files(
 
     global _job
     _job = (root, target, entries, text_chunks)
+    _load_static_model()
     chunks = [paths[i:i + CHUNK_FILES] for i in range(0, len(paths), CHUNK_FILES)]
     done = 0  # chunks handed back
     try:
