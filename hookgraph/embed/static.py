@@ -25,10 +25,11 @@ import mmap
 import struct
 from array import array
 from collections import Counter
+from itertools import chain
 from pathlib import Path
 from typing import Any, Iterable, Sequence
 
-from hookgraph.parse.words import identifier_words
+from hookgraph.parse.words import WORD_PATTERN, identifier_words
 
 MODEL_DIR = Path(__file__).resolve().parent.parent / "models" / "code-static"
 #: Words of a text the vector reads: a unit's composed text rarely has more, and the first ones
@@ -44,11 +45,29 @@ _OFFSET_128 = bytes(b ^ 0x80 for b in range(256))
 #: Integer weight of the largest row scale in :meth:`StaticModel.embed` (relative precision 1e-6; 400 words of
 #: up to 255 each stay below 2**63 in a lane).
 _WEIGHT_STEPS = 1 << 20
+#: Distinct tokens :class:`_TokenRows` remembers before it starts over (a first index of Django meets ~95k).
+_MEMO_TOKENS = 100_000
 
 
 def static_words(text: str) -> list[str]:
     """The words of ``text`` the table is keyed by: identifier-split, lower-case, no digits or single letters."""
     return [w for w in identifier_words(text) if len(w) > 1 and not w.isdigit()][:MAX_WORDS]
+
+
+class _TokenRows(dict[str, tuple[int, ...]]):
+    """token -> the table rows of its :func:`static_words` (-1 for a word outside the table), computed on first
+    sight: splitting every token of every unit was most of a first index's static cost, and tokens repeat."""
+
+    def __init__(self, index: dict[str, int]) -> None:
+        super().__init__()
+        self._index = index
+
+    def __missing__(self, token: str) -> tuple[int, ...]:
+        rows = tuple(self._index.get(w, -1) for w in static_words(token))
+        if len(self) >= _MEMO_TOKENS:
+            self.clear()
+        self[token] = rows
+        return rows
 
 
 class StaticModel:
@@ -72,6 +91,7 @@ class StaticModel:
         words = (folder / "vocab.txt").read_text(encoding="utf-8").split("\n")
         self.index = {w: i for i, w in enumerate(words[: self.rows]) if w}
         self._packed: dict[int, tuple[float, int]] = {}
+        self._token_rows = _TokenRows(self.index)
         #: The table's identity (SHA-256 of the safetensors bytes, then the vocabulary's), from its sidecar:
         #: a hook must not hash 13 MB to know which table wrote a store's static vectors.
         sidecar = folder / "model.sha256"
@@ -118,48 +138,53 @@ class StaticModel:
         return [v / norm for v in vector]
 
     @functools.cached_property
-    def matrix(self) -> Any:
-        """The whole table as float32 (numpy), for many texts at once."""
+    def arrays(self) -> tuple[Any, Any]:
+        """The table's int8 rows and float32 row scales as numpy views of the mapped file (nothing copied:
+        converting the whole table to float32 cost a first index 0.03-0.4 s before its first unit)."""
         import numpy as np
 
         values = np.frombuffer(self._map, dtype=np.int8, count=self.rows * self.dims,
                                offset=self._emb_offset).reshape(self.rows, self.dims)
         scales = np.frombuffer(self._map, dtype=np.float32, count=self.rows, offset=self._scale_offset)
-        return values.astype(np.float32) * scales[:, None]
+        return values, scales
 
-    def embed_many(self, texts: Sequence[str]) -> list[bytes | None]:
+    def embed_many(self, texts: Sequence[str], *, batched: bool | None = None) -> list[bytes | None]:
         """Each text's vector as int8 bytes (:func:`quantize_unit`), or None; numpy for many texts at once.
 
-        A first index's thousands of units: their rows gathered and summed a batch at a time
-        (a word-count matrix times the words' rows), about 50 us a unit, most of it finding the words. A hook's few units take
-        the standard-library path of :meth:`embed` and never import numpy.
+        A first index's thousands of units: each text's int8 rows weighted by their scales and summed by
+        numpy, about 30 us a unit, most of it finding the words. A hook's few units take the standard-library
+        path of :meth:`embed` and never import numpy. ``batched``: numpy (True) or not (False) whatever the
+        count: a parse worker has numpy loaded for its whole life and embeds a few files at a time.
         """
-        if len(texts) < _NUMPY_FROM:
+        if not (len(texts) >= _NUMPY_FROM if batched is None else batched):
             return [None if (v := self.embed(t)) is None else quantize_unit(v) for t in texts]
         import numpy as np
 
-        matrix = self.matrix
-        index = self.index
+        values, scales = self.arrays
+        token_rows = self._token_rows.__getitem__
+        find_tokens = WORD_PATTERN.findall
         out: list[bytes | None] = []
         for start in range(0, len(texts), _BATCH):
             batch = texts[start:start + _BATCH]
-            rows: list[int] = []
-            bounds: list[int] = []
-            for text in batch:
-                bounds.append(len(rows))
-                rows.extend(index[w] for w in static_words(text) if w in index)
-            if not rows:
-                out.extend([None] * len(batch))
-                continue
-            counts = np.diff(np.asarray([*bounds, len(rows)]))
-            owners = np.repeat(np.arange(len(batch)), counts)
-            words, column = np.unique(np.asarray(rows, dtype=np.intp), return_inverse=True)
-            bag = np.bincount(owners * len(words) + column, minlength=len(batch) * len(words))
-            totals = bag.reshape(len(batch), len(words)).astype(np.float32) @ matrix[words]
+            totals = np.zeros((len(batch), self.dims), dtype=np.float32)
+            present: list[int] = []
+            for slot, text in enumerate(batch):
+                # static_words(text) as rows: each token's words are its own (the text's words are its tokens'
+                # words in order), so the first MAX_WORDS entries, less those outside the table
+                rows = np.fromiter(chain.from_iterable(map(token_rows, find_tokens(text))), dtype=np.intp)
+                found = rows[:MAX_WORDS]
+                found = found[found >= 0]
+                if found.size:  # one text's rows summed while they sit in cache: gathering a batch's rows first
+                    # (hundreds of MB for a first index) cost 15x more in allocation and page faults
+                    totals[slot] = scales[found] @ values[found]
+                    present.append(slot)
             peaks = np.abs(totals).max(axis=1)
             safe = np.where(peaks > 0, peaks, 1.0)
             quantized = np.clip(np.rint(totals * (127.0 / safe)[:, None]), -127, 127).astype(np.int8)
-            out.extend(None if n == 0 or peak == 0 else q.tobytes() for n, peak, q in zip(counts, peaks, quantized))
+            vectors: list[bytes | None] = [None] * len(batch)
+            for slot in present:
+                vectors[slot] = quantized[slot].tobytes() if peaks[slot] > 0 else None
+            out.extend(vectors)
         return out
 
 

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import re
 
-_WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
+#: A token: an identifier-like run or a number; its words are :func:`identifier_words` of it alone.
+WORD_PATTERN = _WORD_RE = re.compile(r"[A-Za-z][A-Za-z0-9]*|[0-9]+")
 _CAMEL_RE = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|[0-9]+")
 
 

@@ -70,6 +70,9 @@ class FileRead:
     #: ``parsed``'s edges as ``(source qualname, kind, target, target_full, line)`` (``parsed.edges`` is then
     #: empty): plain tuples cross the pipe from a worker at half the pickling cost of 100,000s of objects.
     edges: list[tuple[str, str, str, str, int]] = field(default_factory=list)
+    #: Per unit of ``parsed``: its static vector (:mod:`hookgraph.embed.static`), computed in the worker that
+    #: parsed it; empty when parsed in-process (the sync then embeds every unit's text in one batch at the end).
+    static: list[bytes | None] = field(default_factory=list)
 
 
 def read_file(reader: BlobReader, target: Target, path: str, entry: Entry, text_chunks: bool) -> FileRead:
@@ -166,7 +169,33 @@ def _read_chunk(paths: list[str]) -> list[FileRead]:
     root, target, entries, text_chunks = _job
     if _reader is None:
         _reader = BlobReader(root)
-    return [read_file(_reader, target, p, entries[p], text_chunks) for p in paths]
+    return _with_static_vectors([read_file(_reader, target, p, entries[p], text_chunks) for p in paths])
+
+
+def _load_static_model() -> None:
+    """The static table and numpy, loaded once before the workers fork: each worker loading its own cost a
+    first index 0.1-0.2 CPU seconds a worker (the table is a mapped file, shared, never copied)."""
+    from hookgraph.embed.static import shipped_model
+
+    model = shipped_model()
+    if model is not None:
+        model.arrays  # noqa: B018 - imports numpy and maps the rows
+
+
+def _with_static_vectors(reads: list[FileRead]) -> list[FileRead]:
+    """The chunk's static vectors, computed here: on every core, beside the parse that composed the texts
+    (in the one process that writes, they were a third of a first index's time; benchmarks/RESULTS.md)."""
+    from hookgraph.embed.static import shipped_model
+
+    model = shipped_model()
+    texts = [text for read in reads if read.parsed is not None for text in read.texts]
+    if model is None or not texts:
+        return reads
+    vectors = iter(model.embed_many(texts, batched=True))
+    for read in reads:
+        if read.parsed is not None:
+            read.static = [next(vectors) for _ in read.texts]
+    return reads
 
 
 def read_files(
@@ -194,6 +223,7 @@ def read_files(
 
     global _job
     _job = (root, target, entries, text_chunks)
+    _load_static_model()
     chunks = [paths[i:i + CHUNK_FILES] for i in range(0, len(paths), CHUNK_FILES)]
     done = 0  # chunks handed back
     try:
@@ -240,5 +270,5 @@ def _threaded_chunk(paths: list[str]) -> list[FileRead]:
     assert _job is not None
     root, target, entries, text_chunks = _job
     reader = _thread_readers.setdefault(threading.get_ident(), BlobReader(root))
-    return [read_file(reader, target, p, entries[p], text_chunks) for p in paths]
+    return _with_static_vectors([read_file(reader, target, p, entries[p], text_chunks) for p in paths])
 

@@ -319,7 +319,7 @@ def _sync(
                         _store_file(store, p, wanted[p], read, embed, report)
                         if bar:
                             bar.advance()
-                _write_static_vectors(store, embed.static_texts)
+                _write_static_vectors(store, embed.static_texts, embed.static_vectors)
                 store.drop_unwanted_pending()
                 if priority == PRIORITY_BULK and embed.queued:  # every edge is in now: the most used code first
                     order.rank_by_use(store, PRIORITY_BULK)
@@ -553,21 +553,24 @@ def _write_units(store: Store, read: FileRead, embed: _VectorFinder) -> tuple[in
             continue
         rows.append((source, kind, target, target_full, line))
     store.insert_edges(rows)
-    embed.static_texts.extend(zip(ids, texts))
+    if len(read.static) == len(ids):  # computed by the worker that parsed the file
+        embed.static_vectors.extend(zip(ids, read.static))
+    else:
+        embed.static_texts.extend(zip(ids, texts))
     return truncated, split
 
 
-def _write_static_vectors(store: Store, rows: list[tuple[int, str]]) -> None:
+def _write_static_vectors(store: Store, rows: list[tuple[int, str]], ready: list[tuple[int, bytes | None]]) -> None:
     """Each unit's static vector, from the text it is (or would be) embedded as: no model, no queue.
 
-    Written once for the whole sync, after its files: a first index's thousands of units go through numpy
-    together, a hook's few through the standard library (:meth:`hookgraph.embed.static.StaticModel.embed_many`).
+    ``ready``: the vectors the parse workers computed; ``rows``: the texts of units parsed in-process,
+    embedded once for the whole sync, after its files: many go through numpy together, a hook's few through
+    the standard library (:meth:`hookgraph.embed.static.StaticModel.embed_many`).
     """
-    model = static_embedding.shipped_model()
-    if model is None or not rows:
-        return
-    vectors = model.embed_many([text for _, text in rows])
-    store.insert_static_vectors((uid, vector) for (uid, _), vector in zip(rows, vectors) if vector is not None)
+    model = static_embedding.shipped_model() if rows else None
+    if model is not None:
+        ready = ready + list(zip((uid for uid, _ in rows), model.embed_many([text for _, text in rows])))
+    store.insert_static_vectors((uid, vector) for uid, vector in ready if vector is not None)
 
 
 def _static_model_changed(store: Store) -> bool:
@@ -611,8 +614,10 @@ class _VectorFinder:
         self.priority = priority
         self.queued = 0
         self.from_cache = 0
-        #: ``(unit id, composed text)`` of every unit written in this sync, for its static vector.
+        #: ``(unit id, composed text)`` of the units parsed in-process in this sync, for their static vectors.
         self.static_texts: list[tuple[int, str]] = []
+        #: ``(unit id, static vector)`` of units whose parse worker computed it.
+        self.static_vectors: list[tuple[int, bytes | None]] = []
         #: Whether any text was looked up (the model's identity was needed).
         self.used = False
         #: The queue's largest ``seq`` so far in this sync (None: not looked up yet); only this sync writes it.

@@ -26,6 +26,7 @@ TABLES = {
     "edges": "SELECT source_unit, kind, target, target_full, line FROM edges ORDER BY source_unit, kind, target, line",
     "pending": "SELECT text_hash, language, text, priority, seq FROM pending ORDER BY seq",
     "fts": "SELECT rowid, * FROM fts_units ORDER BY rowid",
+    "static": "SELECT unit_id, embedding FROM static_vectors ORDER BY unit_id",
 }
 
 
@@ -48,8 +49,36 @@ def test_a_parallel_first_index_equals_the_serial_one_unit_for_unit(tmp_path: Pa
     run_cli(parallel, "index", check=True, env=clean_env(**{ENV_WORKERS: "2"}))
     one, two = dump(serial), dump(parallel)
     assert len(one["units"]) > 300 and len(one["files"]) > 20 and one["pending"]
+    assert len(one["static"]) > 300
     for table in TABLES:
         assert one[table] == two[table], f"{table} differs between a serial and a parallel parse"
+
+
+def test_parse_workers_compute_the_static_vectors_of_what_they_parse(tmp_path: Path) -> None:
+    """The static vectors of a big sync come back with each file from the worker that parsed it (on every core),
+    the same bytes the sync's own batch gives; a file parsed in-process gets none (the sync embeds it)."""
+    from hookgraph.embed.static import shipped_model
+    from hookgraph.git import BlobReader
+    from hookgraph.sync import read_target
+    from hookgraph.sync.parallel import read_files
+
+    repo = requests_copy(tmp_path / "repo")
+    target = read_target(repo, "head")
+    paths = sorted(target.entries)
+    model = shipped_model()
+    assert model is not None
+    reader = BlobReader(repo)
+    try:
+        forked = dict(read_files(repo, target, paths, target.entries, False, reader, workers=2))
+        here = dict(read_files(repo, target, paths, target.entries, False, reader, workers=1))
+    finally:
+        reader.close()
+    parsed = [p for p, read in forked.items() if read.parsed is not None and read.texts]
+    assert len(parsed) > 15
+    for path in parsed:
+        read = forked[path]
+        assert len(read.static) == len(read.texts) and not here[path].static
+        assert read.static == model.embed_many(read.texts, batched=True), path
 
 
 def test_how_many_workers() -> None:
