@@ -949,6 +949,7 @@ def parse_setting(item: str) -> tuple[str, str, Any]:
 
     name, _, raw = item.partition("=")
     module_name, _, attr = name.rpartition(".")
+    module_name = constant_home(module_name, attr)
     module = importlib.import_module(f"hookgraph.{module_name}")
     if not hasattr(module, attr):
         raise SystemExit(f"--set {item}: hookgraph.{module_name} has no {attr}")
@@ -963,12 +964,35 @@ def parse_setting(item: str) -> tuple[str, str, Any]:
     return module_name, attr, value
 
 
+def constant_home(module_name: str, attr: str) -> str:
+    """The module that defines ``attr``: ``module_name`` itself, or the one module of that package assigning it.
+
+    A package's face does not re-export its constants (``search.CANDIDATES`` lives in
+    hookgraph/search/ranking.py, ``search.KEYWORD_BOOST`` in hookgraph/search/boosts.py), yet the
+    commands in eval/RESULTS.md name them by package: ``--set search.CANDIDATES=50`` goes on working.
+    """
+    import importlib
+    import importlib.util
+    import pkgutil
+
+    module = importlib.import_module(f"hookgraph.{module_name}")
+    if hasattr(module, attr) or not hasattr(module, "__path__"):
+        return module_name
+    assigned = re.compile(rf"^{re.escape(attr)}\s*[:=]", re.MULTILINE)
+    homes = []
+    for info in pkgutil.walk_packages(module.__path__, f"{module_name}."):
+        spec = importlib.util.find_spec(f"hookgraph.{info.name}")
+        if not info.ispkg and spec and spec.origin and assigned.search(Path(spec.origin).read_text(encoding="utf-8")):
+            homes.append(info.name)
+    return homes[0] if len(homes) == 1 else module_name
+
+
 def set_constant(module_name: str, attr: str, value: Any) -> None:
     """Set ``hookgraph.<module_name>.<attr>`` and every copy its package's modules read.
 
-    A package's face re-exports constants that its modules read (``store.FTS_WEIGHTS`` lives in
-    hookgraph/store/reads.py, ``search.CANDIDATES`` in hookgraph/search/ranking.py): every imported
-    ``hookgraph.<module_name>.*`` module holding the same object is set too, or the override would
+    A module may hold a copy of a constant it imported from another, and a face may re-export one
+    (``store.FTS_WEIGHTS`` lives in hookgraph/store/reads.py): every imported module of the same
+    top package (``hookgraph.store.*``) holding the same object is set too, or the override would
     silently change nothing.
     """
     import importlib
@@ -976,8 +1000,9 @@ def set_constant(module_name: str, attr: str, value: Any) -> None:
     module = importlib.import_module(f"hookgraph.{module_name}")
     current = getattr(module, attr)
     setattr(module, attr, value)
+    package = f"hookgraph.{module_name.split('.')[0]}"
     for name, submodule in list(sys.modules.items()):
-        if name.startswith(f"hookgraph.{module_name}.") and getattr(submodule, attr, None) is current:
+        if (name == package or name.startswith(f"{package}.")) and getattr(submodule, attr, None) is current:
             setattr(submodule, attr, value)
 
 
