@@ -43,7 +43,7 @@ The issue-15 kinds. ``file``: NDCG@10 over the ranked list of distinct files
 first occurrence of each path in the hybrid unit ranking (top
 ``FILE_DEPTH``). ``graph``: coverage of the gold units in the hybrid top 10,
 ``|gold ∩ top 10| / min(|gold|, 10)``. ``absent``: the share that
-``hookgraph.search.<MATCH_VERDICT>(results, query)`` calls "weak"; the
+``hookgraph.search.<MATCH_VERDICT>(results)`` calls "weak"; the
 answerable questions (every other kind asked of the hybrid ranking) report
 the share it calls weak too; both print "n/a" while that function does not
 exist. "no shared word" is the subset of ``nl`` questions none of whose
@@ -633,12 +633,12 @@ def search_function(name: str) -> Any:
     return getattr(hookgraph.search, name, None)
 
 
-def match_verdict(results: list[Any], query: str) -> bool | None:
+def match_verdict(results: list[Any]) -> bool | None:
     """True when the ranking says its answer is a weak match; None while it cannot say."""
     verdict = search_function(MATCH_VERDICT)
     if verdict is None:
         return None
-    return bool(verdict(results, query) == "weak")
+    return bool(verdict(results) == "weak")
 
 
 def hybrid_answer(store: Any, q: str, embedder: Any, top: int = 10) -> tuple[list[tuple[str, str]], bool | None]:
@@ -646,7 +646,7 @@ def hybrid_answer(store: Any, q: str, embedder: Any, top: int = 10) -> tuple[lis
     from hookgraph.search import search
 
     results = search(store, q, top=top, embedder=embedder)
-    return [(r.unit.path, r.unit.qualname) for r in results], match_verdict(results, q)
+    return [(r.unit.path, r.unit.qualname) for r in results], match_verdict(results)
 
 
 def distinct_files(ranked: list[tuple[str, str]]) -> list[str]:
@@ -659,12 +659,12 @@ def rank_files(store: Any, q: str, embedder: Any) -> tuple[list[str], bool | Non
     files_ranking = search_function(FILES_RANKING)
     if files_ranking is not None:
         items = files_ranking(store, q, top=10, embedder=embedder)
-        return [item if isinstance(item, str) else item.path for item in items][:10], match_verdict(items, q)
+        return [item if isinstance(item, str) else item.path for item in items][:10], match_verdict(items)
     from hookgraph.search import search
 
     results = search(store, q, top=FILE_DEPTH, embedder=embedder)
     ranked = [(r.unit.path, r.unit.qualname) for r in results]
-    return distinct_files(ranked)[:10], match_verdict(results[:10], q)
+    return distinct_files(ranked)[:10], match_verdict(results[:10])
 
 
 def ndcg(ranked: list[str], grades: dict[str, int], k: int = 10) -> float:

@@ -40,9 +40,6 @@ SYMLINK_MODE = "120000"
 GITLINK_MODE = "160000"
 LISTED_MODES = (*REGULAR_MODES, SYMLINK_MODE, GITLINK_MODE)
 
-ZERO_SHA = "0" * 40
-
-
 class GitError(Exception):
     """A git command failed; the message is one line fit for the user."""
 
@@ -57,10 +54,6 @@ def signal_name(number: int) -> str:
 
 def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
-
-
-def _encode(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
 
 
 def path_key(path: str) -> str:

@@ -236,10 +236,10 @@ def test_a_set_override_of_a_re_exported_store_constant_reaches_the_code_that_re
     run.apply_overrides(["store.FTS_WEIGHTS=0,0,0,0,0,1"], embedder=None)  # type: ignore[arg-type]
     assert run.RECIPE_OVERRIDES == ["store.FTS_WEIGHTS=0,0,0,0,0,1"]
     with Store(tmp_path / "index.db", create=True) as store, store.transaction():
-        name_hit = store.insert_unit(("a.py", "function", "ledger", "ledger", None, 1, 2, "python", "", "", None),
-                                     ("ledger", "ledger", "a.py", "", "", "pass"))
-        body_hit = store.insert_unit(("b.py", "function", "other", "other", None, 1, 2, "python", "", "", None),
-                                     ("other", "other", "b.py", "", "", "ledger ledger"))
+        name_hit, body_hit = store.insert_units(
+            [("a.py", "function", "ledger", "ledger", None, 1, 2, "python", "", "", None, None),
+             ("b.py", "function", "other", "other", None, 1, 2, "python", "", "", None, None)],
+            [("ledger", "ledger", "a.py", "", "", "pass"), ("other", "other", "b.py", "", "", "ledger ledger")])
         # only the body column counts now: the unit named "ledger" scores nothing
         assert [uid for uid, score in store.fts_search("ledger", 10) if score > 0] == [body_hit]
         assert name_hit != body_hit

@@ -183,7 +183,7 @@ def search_files(
     return files
 
 
-def answer_match(results: list[Any], query: str = "") -> str:
+def answer_match(results: list[Any]) -> str:
     """``"strong"`` when the best answer's confidence reaches ``MATCH_THRESHOLD``, else ``"weak"``.
 
     ``results`` are :class:`Result` or :class:`FileResult` items (anything with

@@ -101,8 +101,6 @@ class StoreReads(StoreBase):
             "SELECT path FROM files WHERE status = ? ORDER BY path", (status,)).fetchall())
         return [path for (path,) in rows]
 
-    def iter_files(self) -> Iterator[tuple[str, str, str | None, str]]:
-        yield from self.db.execute("SELECT path, blob, language, status FROM files ORDER BY path")
 
 
     # -- units, text, edges -------------------------------------------------------
@@ -195,9 +193,6 @@ class StoreReads(StoreBase):
 
     def has_static_vectors(self) -> bool:
         return bool(self.db.execute("SELECT 1 FROM static_vectors LIMIT 1").fetchall())
-
-    def static_vector_count(self) -> int:
-        return self.integer("SELECT count(*) FROM static_vectors")
 
     def vector_ids_of_units(self, unit_ids: Iterable[int]) -> dict[int, int]:
         """``{unit id: vector id}`` for the units that have a vector."""
@@ -306,10 +301,6 @@ class StoreReads(StoreBase):
     def unchecked_count(self) -> int:
         """Adopted vectors the local model has not re-embedded yet (they rank meanwhile)."""
         return self.integer("SELECT count(*) FROM adopted")
-
-    def unchecked_keys(self) -> set[bytes]:
-        """The keys of :meth:`unchecked_count`'s vectors (a snapshot export leaves them out)."""
-        return {cast(bytes, r[0]) for r in self.db.execute("SELECT text_hash FROM adopted")}
 
     def next_unchecked(self, limit: int) -> list[UncheckedVector]:
         """Up to ``limit`` adopted vectors still to check, with their text, source and windows, oldest source first.

@@ -15,7 +15,7 @@ from hookgraph.store import faults
 from hookgraph.store.connection import connect
 from hookgraph.store.errors import REBUILD, StoreError, UntrustedStoreError
 from hookgraph.store.paths import check_no_links
-from hookgraph.store.schema import check_schema, check_version, migrate, user_version
+from hookgraph.store.schema import check_schema, check_version, migrate
 from hookgraph.store.writes import StoreWrites
 
 #: Meta keys that change without the indexed content changing (the embedder's
@@ -96,9 +96,6 @@ class Store(StoreWrites):
 
 
     # -- schema and contents ------------------------------------------------------
-
-    def _version(self) -> int:
-        return user_version(self.db)
 
     def _check_vectors(self) -> None:
         """Vectors recorded but their vec table gone: every semantic result would silently vanish."""

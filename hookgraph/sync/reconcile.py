@@ -260,7 +260,7 @@ def _sync(
         report.skipped["unreadable"] += len(target.unreadable)
         report.warnings.append(unreadable_line(target.unreadable))
     path = database or db_path(root)
-    _ensure_dir(path.parent, report.warnings)
+    _ensure_dir(path.parent)
     with write_lock(path.parent, timeout=lock_timeout), _open(path, full, report) as store:
         if not full:
             store.check_contents()
@@ -493,7 +493,7 @@ def _check_space(path: Path, changed_bytes: int, full: bool) -> None:
         raise StoreError.of(fault)
 
 
-def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
+def _ensure_dir(directory: Path) -> None:
     """Create ``.hookgraph/`` laid out for the repository's mode.
 
     Default mode: a ``.gitignore`` keeps it all out of git. Shared mode (see
@@ -503,7 +503,7 @@ def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
     """
     from hookgraph.store.snapshot import prepare_directory
 
-    prepare_directory(directory, warnings)
+    prepare_directory(directory)
 
 
 def _store_file(store: Store, path: str, entry: git.Entry, read: FileRead, embed: _Vectors,

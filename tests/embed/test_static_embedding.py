@@ -79,7 +79,7 @@ def test_every_unit_gets_its_static_vector_in_the_sync_and_loses_it_with_the_uni
     sync(root, read_target(root, "head"))
     with Store(db_path(root)) as store:
         units = store.integer("SELECT count(*) FROM units")
-        assert units >= 5 and store.static_vector_count() == units
+        assert units >= 5 and store.integer("SELECT count(*) FROM static_vectors") == units
     write_files(root, {"draw.py": "def draw_square(canvas, side):\n    canvas.rect(0, 0, side, side)\n"})
     commit_all(root)
     sync(root, read_target(root, "head"))
