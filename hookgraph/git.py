@@ -376,7 +376,7 @@ def worktree_blob(root: Path, path: str, max_bytes: int) -> tuple[str, int, byte
 
     A file too large to index is still hashed (freshness needs its blob name),
     a megabyte at a time: a 1.2 GB file modified in the work tree costs 1 MB of
-    memory, not 2.5 GB (issue 33). None when :func:`read_worktree_file` refuses it.
+    memory, not the 2.5 GB that reading it whole took. None when :func:`read_worktree_file` refuses it.
     """
     fd = _open_worktree_file(root, path)
     if fd is None:

@@ -26,7 +26,7 @@ MAX_CALLS_LISTED = 12
 #: Characters of a documentation section's embedded text (heading, first paragraph, sub-headings, body):
 #: about one 256-token window of all-MiniLM, whose first window of a long section held 560-950 characters.
 #: A long section's later windows cost model time (a changelog's and a manual's sections: 15% of httpie
-#: 3.2.4's) and moved no question on either benchmark (eval/RESULTS.md, session 17); the section's words
+#: 3.2.4's) and moved no question on either benchmark (eval/RESULTS.md); the section's words
 #: all stay in the full-text index. 0: no limit.
 SECTION_CHARS = 1000
 #: Full-text columns hold identifier-split words (``max_retries`` -> max retries

@@ -75,7 +75,7 @@ COMPLETE_SCORES = True
 #: down for lacking a vector.
 ON_THE_SPOT = 8
 ON_THE_SPOT_SECONDS = 0.25
-# Issue 15's rules (each measured on eval/, see eval/RESULTS.md; 0 / False: off).
+# The rules by query kind and for the files ranking (each measured on eval/, see eval/RESULTS.md; 0 / False: off).
 #: Fusion weights for an identifier-like query (one name): words decide more than meaning.
 IDENTIFIER_LEXICAL_WEIGHT = 0.4
 IDENTIFIER_SEMANTIC_WEIGHT = 0.6
@@ -90,7 +90,7 @@ PATH_CANDIDATE_UNITS = 3
 #: Files for a question are ranked by words alone and by meaning alone, and the two file rankings fused
 #: (:func:`hookgraph.search.files.fuse_file_rankings`), instead of folding the one fused unit ranking. A
 #: file found by its words through one unit and by its meaning through another is the place; fused unit by
-#: unit, the unit with the stronger half speaks for the file alone. Measured in session 19 (eval/RESULTS.md):
+#: unit, the unit with the stronger half speaks for the file alone. Measured (eval/RESULTS.md):
 #: filebench complete 0.864 -> 0.869 (pending 0.849 -> 0.848), eval/'s file questions 0.833 -> 0.836 (held
 #: out 0.837 -> 0.859). Without vectors (``--no-semantic``) there is one ranking, by words, as before.
 FILES_BY_EACH_HALF = True

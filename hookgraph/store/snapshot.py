@@ -246,7 +246,7 @@ class SnapshotVectors:
         self.problem: str | None = None
         self._stack: ExitStack | None = None
         self._store: Store | None = None
-        #: The file's contents when it is a vector file (the format since issue 31, item 7).
+        #: The file's contents when it is a vector file (the format written now; an older snapshot is SQLite).
         self._file: vector_file.VectorFile | None = None
 
     def _read_file(self) -> vector_file.VectorFile | None:

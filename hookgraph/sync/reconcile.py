@@ -360,7 +360,7 @@ def _sync(
 #: Compaction rule: VACUUM when at least this share of the file is free pages ...
 COMPACT_FREE_SHARE = 0.5
 #: ... and they are at least this many bytes. SQLite reuses free pages but never gives them back, so an index
-#: that lost most of its units (50,000 removed: still 26.9 MB, issue 33) stays that big; VACUUM rewrites the
+#: that lost most of its units (50,000 removed: still 26.9 MB) stays that big; VACUUM rewrites the
 #: file at about 50 MB/s here, so it only runs when it gives back megabytes, and only after a sync deleted.
 COMPACT_MIN_BYTES = 4 * 1024 * 1024
 
