@@ -300,7 +300,8 @@ def test_ctrl_c_while_a_query_with_a_regex_is_built_is_an_interruption_not_an_in
 
     import tree_sitter
 
-    from hookgraph.parse.languages import _compile_query, load_language
+    from hookgraph.parse.languages import load_language
+    from hookgraph.parse.languages.loading import _compile_query
 
     language = load_language("python").ts_language
     alternatives = "|".join(f"w{i}x{i * 7}" for i in range(30000))  # a regex that takes a while to compile

@@ -2,7 +2,7 @@
 
 Generic over the language registry (:mod:`hookgraph.parse.languages`): code is parsed
 with tree-sitter and read through one compiled query per language, whose
-capture convention is documented in ``hookgraph/parse/languages/__init__.py``;
+capture convention is documented in docs/languages.md;
 documents (Markdown, reStructuredText) are split into heading sections.
 
 Nothing here branches on a language name, and nothing recurses over the
