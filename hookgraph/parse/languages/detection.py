@@ -105,20 +105,15 @@ def language_for(path: str, data: bytes) -> str | None:
 
 def modeline_language(data: bytes) -> str | None:
     """The language an editor modeline names (Emacs ``-*- sh -*-``, vim ``ft=sh``), or ``None``."""
-    head = data[:1024].split(b"\n", 2)[:2]
-    for line in head:
-        m = _EMACS_MODE.search(line)
-        if m is not None:
-            lang = _BY_MODELINE.get(m.group(1).decode("ascii", "replace").lower())
-            if lang is not None:
-                return lang
-    lines = data[:4096].split(b"\n", 5)[:5] + data[-4096:].rsplit(b"\n", 5)[-5:]
-    for line in lines:
-        m = _VIM_MODE.search(line)
-        if m is not None:
-            lang = _BY_MODELINE.get(m.group(1).decode("ascii", "replace").lower())
-            if lang is not None:
-                return lang
+    emacs_lines = data[:1024].split(b"\n", 2)[:2]  # Emacs reads the first two lines, vim the first and last five
+    vim_lines = data[:4096].split(b"\n", 5)[:5] + data[-4096:].rsplit(b"\n", 5)[-5:]
+    for pattern, lines in ((_EMACS_MODE, emacs_lines), (_VIM_MODE, vim_lines)):
+        for line in lines:
+            m = pattern.search(line)
+            if m is not None:
+                lang = _BY_MODELINE.get(m.group(1).decode("ascii", "replace").lower())
+                if lang is not None:
+                    return lang
     return None
 
 
