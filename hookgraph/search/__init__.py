@@ -31,7 +31,7 @@ The package's modules, each with one job:
   ranking       :func:`rank` (every step above, in order), :func:`search`,
                 :func:`search_files`, :func:`answer_match`; fusion and the
                 candidate lists, with their constants (``CANDIDATES``, ...).
-  boosts        steps 2-4: exact names, query words in names and paths, the graph.
+  boosts        steps 2-4: exact names, query words in names and file names, the graph.
   question_weights  step 5: tests, docs, release notes, types, values, wrappers.
   arrange       steps 6-7 and the other rules that move units in the order shown.
   graph_answers "what calls X?" answered from the call graph.

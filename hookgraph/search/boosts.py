@@ -1,4 +1,4 @@
-"""Lifts added to the fused score: exact names, query words in names, the call graph.
+"""Lifts added to the fused score: exact names, query words in names and file names, the call graph.
 
 Each is a bonus on top of fusion (see the steps in :mod:`hookgraph.search`):
 an exact identifier match +1 (and, for an identifier query, above every other
