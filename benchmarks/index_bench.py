@@ -103,7 +103,7 @@ def child_index(repo: Path, out: Path, texts_out: Path | None) -> None:
     for name in ("embed_text", "text_hash", "fts_columns"):
         setattr(compose, name, t.wrap("compose+hash", getattr(compose, name)))
     S = store_mod.Store
-    for name in ("insert_unit", "insert_units", "insert_windows", "insert_vectors", "vector_info", "revive_vector",
+    for name in ("insert_units", "insert_windows", "insert_vectors", "vector_info", "revive_vector",
                  "upsert_file", "delete_units_of", "insert_edges", "collect_orphan_vectors", "clear_all",
                  "file_map", "set_meta"):
         if hasattr(S, name):

@@ -43,7 +43,7 @@ The issue-15 kinds. ``file``: NDCG@10 over the ranked list of distinct files
 first occurrence of each path in the hybrid unit ranking (top
 ``FILE_DEPTH``). ``graph``: coverage of the gold units in the hybrid top 10,
 ``|gold ∩ top 10| / min(|gold|, 10)``. ``absent``: the share that
-``hookgraph.search.<MATCH_VERDICT>(results, query)`` calls "weak"; the
+``hookgraph.search.<MATCH_VERDICT>(results)`` calls "weak"; the
 answerable questions (every other kind asked of the hybrid ranking) report
 the share it calls weak too; both print "n/a" while that function does not
 exist. "no shared word" is the subset of ``nl`` questions none of whose
@@ -633,12 +633,12 @@ def search_function(name: str) -> Any:
     return getattr(hookgraph.search, name, None)
 
 
-def match_verdict(results: list[Any], query: str) -> bool | None:
+def match_verdict(results: list[Any]) -> bool | None:
     """True when the ranking says its answer is a weak match; None while it cannot say."""
     verdict = search_function(MATCH_VERDICT)
     if verdict is None:
         return None
-    return bool(verdict(results, query) == "weak")
+    return bool(verdict(results) == "weak")
 
 
 def hybrid_answer(store: Any, q: str, embedder: Any, top: int = 10) -> tuple[list[tuple[str, str]], bool | None]:
@@ -646,7 +646,7 @@ def hybrid_answer(store: Any, q: str, embedder: Any, top: int = 10) -> tuple[lis
     from hookgraph.search import search
 
     results = search(store, q, top=top, embedder=embedder)
-    return [(r.unit.path, r.unit.qualname) for r in results], match_verdict(results, q)
+    return [(r.unit.path, r.unit.qualname) for r in results], match_verdict(results)
 
 
 def distinct_files(ranked: list[tuple[str, str]]) -> list[str]:
@@ -659,12 +659,12 @@ def rank_files(store: Any, q: str, embedder: Any) -> tuple[list[str], bool | Non
     files_ranking = search_function(FILES_RANKING)
     if files_ranking is not None:
         items = files_ranking(store, q, top=10, embedder=embedder)
-        return [item if isinstance(item, str) else item.path for item in items][:10], match_verdict(items, q)
+        return [item if isinstance(item, str) else item.path for item in items][:10], match_verdict(items)
     from hookgraph.search import search
 
     results = search(store, q, top=FILE_DEPTH, embedder=embedder)
     ranked = [(r.unit.path, r.unit.qualname) for r in results]
-    return distinct_files(ranked)[:10], match_verdict(results[:10], q)
+    return distinct_files(ranked)[:10], match_verdict(results[:10])
 
 
 def ndcg(ranked: list[str], grades: dict[str, int], k: int = 10) -> float:
@@ -949,6 +949,7 @@ def parse_setting(item: str) -> tuple[str, str, Any]:
 
     name, _, raw = item.partition("=")
     module_name, _, attr = name.rpartition(".")
+    module_name = constant_home(module_name, attr)
     module = importlib.import_module(f"hookgraph.{module_name}")
     if not hasattr(module, attr):
         raise SystemExit(f"--set {item}: hookgraph.{module_name} has no {attr}")
@@ -963,12 +964,35 @@ def parse_setting(item: str) -> tuple[str, str, Any]:
     return module_name, attr, value
 
 
+def constant_home(module_name: str, attr: str) -> str:
+    """The module that defines ``attr``: ``module_name`` itself, or the one module of that package assigning it.
+
+    A package's face does not re-export its constants (``search.CANDIDATES`` lives in
+    hookgraph/search/ranking.py, ``search.KEYWORD_BOOST`` in hookgraph/search/boosts.py), yet the
+    commands in eval/RESULTS.md name them by package: ``--set search.CANDIDATES=50`` goes on working.
+    """
+    import importlib
+    import importlib.util
+    import pkgutil
+
+    module = importlib.import_module(f"hookgraph.{module_name}")
+    if hasattr(module, attr) or not hasattr(module, "__path__"):
+        return module_name
+    assigned = re.compile(rf"^{re.escape(attr)}\s*[:=]", re.MULTILINE)
+    homes = []
+    for info in pkgutil.walk_packages(module.__path__, f"{module_name}."):
+        spec = importlib.util.find_spec(f"hookgraph.{info.name}")
+        if not info.ispkg and spec and spec.origin and assigned.search(Path(spec.origin).read_text(encoding="utf-8")):
+            homes.append(info.name)
+    return homes[0] if len(homes) == 1 else module_name
+
+
 def set_constant(module_name: str, attr: str, value: Any) -> None:
     """Set ``hookgraph.<module_name>.<attr>`` and every copy its package's modules read.
 
-    A package's face re-exports constants that its modules read (``store.FTS_WEIGHTS`` lives in
-    hookgraph/store/reads.py, ``search.CANDIDATES`` in hookgraph/search/ranking.py): every imported
-    ``hookgraph.<module_name>.*`` module holding the same object is set too, or the override would
+    A module may hold a copy of a constant it imported from another, and a face may re-export one
+    (``store.FTS_WEIGHTS`` lives in hookgraph/store/reads.py): every imported module of the same
+    top package (``hookgraph.store.*``) holding the same object is set too, or the override would
     silently change nothing.
     """
     import importlib
@@ -976,8 +1000,9 @@ def set_constant(module_name: str, attr: str, value: Any) -> None:
     module = importlib.import_module(f"hookgraph.{module_name}")
     current = getattr(module, attr)
     setattr(module, attr, value)
+    package = f"hookgraph.{module_name.split('.')[0]}"
     for name, submodule in list(sys.modules.items()):
-        if name.startswith(f"hookgraph.{module_name}.") and getattr(submodule, attr, None) is current:
+        if (name == package or name.startswith(f"{package}.")) and getattr(submodule, attr, None) is current:
             setattr(submodule, attr, value)
 
 

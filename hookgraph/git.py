@@ -42,9 +42,6 @@ SYMLINK_MODE = "120000"
 GITLINK_MODE = "160000"
 LISTED_MODES = (*REGULAR_MODES, SYMLINK_MODE, GITLINK_MODE)
 
-ZERO_SHA = "0" * 40
-
-
 class GitError(HookgraphError):
     """A git command failed; the message is one line fit for the user."""
 
@@ -59,10 +56,6 @@ def signal_name(number: int) -> str:
 
 def _decode(raw: bytes) -> str:
     return raw.decode("utf-8", "surrogateescape")
-
-
-def _encode(text: str) -> bytes:
-    return text.encode("utf-8", "surrogateescape")
 
 
 def path_key(path: str) -> str:
@@ -385,7 +378,7 @@ def worktree_blob(root: Path, path: str, max_bytes: int) -> tuple[str, int, byte
 
     A file too large to index is still hashed (freshness needs its blob name),
     a megabyte at a time: a 1.2 GB file modified in the work tree costs 1 MB of
-    memory, not 2.5 GB (issue 33). None when :func:`read_worktree_file` refuses it.
+    memory, not the 2.5 GB that reading it whole took. None when :func:`read_worktree_file` refuses it.
     """
     fd = _open_worktree_file(root, path)
     if fd is None:

@@ -93,11 +93,11 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
             files = search_files(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language,
                                  kinds=kinds)
             results = [r for f in files for r in f.units]
-            match = answer_match(files, query)
+            match = answer_match(files)
         else:
             results = search(store, query, top=top, embedder=embedder, path_glob=path_glob, language=language,
                              kinds=kinds)
-            match = answer_match(results, query)
+            match = answer_match(results)
         fresh = freshness.against_head(root, store)
         pending = store.pending_count()
         since = None

@@ -30,7 +30,7 @@ WATCH_INTERVAL = 0.5
 #: Seconds between two redraws of the bar (a redraw per text would flood a slow terminal).
 REDRAW_EVERY = 0.2
 #: Seconds of measured progress before the bar shows an ETA: the first texts include the model's load
-#: and the first batch's set-up, and an ETA from them alone was 5x too long (issue 33).
+#: and the first batch's set-up, and an ETA from them alone was 5x too long.
 ETA_AFTER = 2.0
 
 

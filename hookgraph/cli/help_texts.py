@@ -3,8 +3,8 @@
 Kept in one place so that the command list fits an 80-column terminal
 without click's "..." cuts (each short help is at most :data:`SHORT_LIMIT`
 characters: 80 columns less click's indent and the longest command name),
-and so that every command's help ends with an example to copy
-(issue 33: the help cut descriptions and showed none).
+and so that every command's help ends with an example to copy (click's
+default cut the descriptions short and showed no example).
 """
 
 from __future__ import annotations

@@ -43,8 +43,8 @@ def index(full: bool, worktree: bool, reembed: bool, embed_url: str | None, quie
     embedder = embedder_for_repo(root, embed_url=embed_url, use_remote=True)
     terminal = sys.stderr.isatty() and not quiet
     verify = getattr(embedder, "verify", None)  # a llama.cpp server (RemoteEmbedder)
-    # The model never holds up the main job unless asked (issue 33): text and graph are in when this
-    # returns, on a terminal too. A server embeds only for the command that names it: drained here, through it.
+    # The model never holds up the main job unless asked (embedding a first index takes minutes): text and
+    # graph are in when this returns, on a terminal too. A server embeds only for the command that names it: drained here, through it.
     foreground = wait if wait is not None else verify is not None
     if verify is not None and foreground:
         verify()  # an unreachable or different server: one line, before anything is written

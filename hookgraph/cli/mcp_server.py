@@ -365,7 +365,7 @@ class Tools:
             if budget is not None:
                 ranked, pack = self._pack(store, view, query, budget, top, path, lang)
                 return {"query": query, **_freshness(view), "pending_vectors": store.pending_count(),
-                        "match": answer_match(ranked, query),
+                        "match": answer_match(ranked),
                         "results": [result_record(r) for f in ranked for r in f.units],
                         **({"files": [file_record(f) for f in ranked]} if files else {}),
                         **_pack_record(pack, budget, with_tokens=True)}
@@ -373,12 +373,12 @@ class Tools:
                 ranked = search_files(store, query, top=top, embedder=self.ws.embedder(store), path_glob=path or None,
                                       language=lang or None, kinds=kinds)
                 return {"query": query, **_freshness(view), "pending_vectors": store.pending_count(),
-                        "match": answer_match(ranked, query),
+                        "match": answer_match(ranked),
                         "results": [result_record(r) for f in ranked for r in f.units],
                         "files": [file_record(f) for f in ranked]}
             results = self._search(store, query, top, path, lang, kinds)
             return {"query": query, **_freshness(view), "pending_vectors": store.pending_count(),
-                    "match": answer_match(results, query), "results": [result_record(r) for r in results]}
+                    "match": answer_match(results), "results": [result_record(r) for r in results]}
 
         return self._run(answer)
 

@@ -122,10 +122,6 @@ class Embedder:
         self._prefix_tokens: dict[str, int] = {}
         #: Texts actually sent to the model (tests count re-embeds with it).
         self.texts_embedded = 0
-        #: Texts that had to be cut to fit the budget (past the last window, for documents).
-        self.texts_truncated = 0
-        #: Documents split into more than one window.
-        self.texts_split = 0
         #: Set to a list to record every exact string sent to the model.
         self.embedded_log: list[str] | None = None
         #: Model contexts this embedder may run at once: the background worker sets 2 (see :meth:`_compute`);
@@ -545,8 +541,7 @@ class Embedder:
         fulls: list[str] = []
         counts: list[int] = []
         for text in texts:
-            fitted, truncated, n_tokens = self._fit(text, prefix)
-            self.texts_truncated += int(truncated)
+            fitted, _truncated, n_tokens = self._fit(text, prefix)
             fulls.append(prefix + fitted)
             counts.append(n_tokens)
         if not fulls:
@@ -565,8 +560,6 @@ class Embedder:
         spans: list[tuple[int, int, bool]] = []
         for text in texts:
             wins, truncated, ns = self.windows(text)
-            self.texts_truncated += int(truncated)
-            self.texts_split += int(len(wins) > 1)
             spans.append((len(fulls), len(wins), truncated))
             fulls.extend(prefix + w for w in wins)
             counts.extend(ns)
@@ -581,8 +574,7 @@ class Embedder:
         Plain floats, not numpy: ``hookgraph ask`` as a new process would
         spend 60-80 ms importing numpy for this one vector.
         """
-        fitted, truncated, n_tokens = self._fit(text, self.query_prefix)
-        self.texts_truncated += int(truncated)
+        fitted, _truncated, n_tokens = self._fit(text, self.query_prefix)
         full = self.query_prefix + fitted
         self._log([full])
         if n_tokens == 0:

@@ -1,4 +1,4 @@
-"""The order of the embedding queue: the units most likely asked about get their vectors first (issue 32).
+"""The order of the embedding queue: the units most likely asked about get their vectors first.
 
 A first index of a big project leaves minutes to hours of embedding; until a
 unit has its vector its words stand in for its meaning, and answers are
@@ -16,7 +16,7 @@ likely to be worth, in classes (highest first):
    people ask about, and what the graph reaches from the answers. Measured
    against the earlier classes (documented definitions, then undocumented
    containers, then other code, in path order) on the 13 filebench
-   repositories (benchmarks/RESULTS.md, session 18): NDCG@10 after 30 s of
+   repositories (benchmarks/RESULTS.md): NDCG@10 after 30 s of
    embedding 0.853 -> 0.864 of 0.864 complete at one cost, 0.865 -> 0.867 at a
    faster one; the median repository's full quality 120 -> 80 s and 80 -> 50 s;
 1. documentation sections: mostly prose, which words already find well;

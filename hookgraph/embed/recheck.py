@@ -69,8 +69,6 @@ class RecheckReport:
     checked: int = 0
     #: One line per source caught with a forged vector.
     caught: list[str] = field(default_factory=list)
-    #: Texts queued again because their source was caught.
-    requeued: int = 0
     #: Adopted vectors still unchecked when it stopped.
     remaining: int = 0
     #: CPU seconds the model took for the check (all its threads).
@@ -148,7 +146,6 @@ def _settle(database: Path, batch: list[UncheckedVector], computed: list[tuple[A
             distrust(store, source, line, _cache_path(source))
             for item, (windows, truncated) in items:  # their texts are embedded already: the local vectors now
                 store.publish_vector(item.key, windows, item.language, truncated)
-            report.requeued += queued - len(items)
             report.caught.append(line)
         seconds = float(store.get_meta(CHECK_SECONDS_META) or 0.0) + spent
         store.set_meta(CHECK_SECONDS_META, f"{seconds:.3f}")

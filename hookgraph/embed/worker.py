@@ -65,7 +65,7 @@ NICENESS = 10
 #: Nice value of the worker's autogroup (Linux, /proc/self/autogroup). The worker runs in a session of
 #: its own, and with autogroup (on by default on desktop Linux) the kernel first shares the CPU between
 #: sessions, then within each: a nice task alone in its session still took a full share (40-54% of two
-#: cores, issue 32). 19 is the lowest weight an autogroup can have (15 against 1024 for a nice-0 one).
+#: cores). 19 is the lowest weight an autogroup can have (15 against 1024 for a nice-0 one).
 AUTOGROUP_NICE = 19
 
 

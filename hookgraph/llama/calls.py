@@ -43,7 +43,7 @@ def interrupts_deferred() -> Any:
     llama.cpp calls back into Python (the log callback above) while it loads a
     model or decodes; a KeyboardInterrupt raised inside a ctypes callback is
     "ignored" with a traceback on stderr, the load fails with stderr still
-    redirected by llama_cpp, and the process exits 1 in silence (issue 7).
+    redirected by llama_cpp, and the process exits 1 in silence.
     Catching the signal here and re-raising it in our own code keeps Ctrl-C
     to one line. Only the main thread can set handlers; elsewhere, and when
     someone installed their own handler, nothing changes.

@@ -2,7 +2,7 @@
 
 Generic over the language registry (:mod:`hookgraph.parse.languages`): code is parsed
 with tree-sitter and read through one compiled query per language, whose
-capture convention is documented in ``hookgraph/parse/languages/__init__.py``;
+capture convention is documented in docs/languages.md;
 documents (Markdown, reStructuredText) are split into heading sections.
 
 Nothing here branches on a language name, and nothing recurses over the
@@ -25,14 +25,5 @@ from __future__ import annotations
 from .dispatch import parse_bytes, parse_file
 from .signatures import SIGNATURE_MAX
 from .units import CodeUnit as CodeUnit, Edge as Edge, ParsedFile as ParsedFile
-
-# Names importable from hookgraph.parse before it was split into modules, kept so.
-from .code import (
-    CLASS_KINDS as CLASS_KINDS, EDGE_KIND_OF_REFERENCE as EDGE_KIND_OF_REFERENCE, FUNCTION_KINDS as FUNCTION_KINDS,
-    VALUE_KINDS as VALUE_KINDS,
-)
-from .fingerprint import FINGERPRINT_MEMBERS_MAX as FINGERPRINT_MEMBERS_MAX, FINGERPRINT_NAMES_MAX as FINGERPRINT_NAMES_MAX
-from .references import TARGET_FULL_MAX as TARGET_FULL_MAX
-from .text import SENTENCE_MAX as SENTENCE_MAX
 
 __all__ = ["parse_file", "parse_bytes", "SIGNATURE_MAX"]

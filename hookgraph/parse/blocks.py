@@ -10,10 +10,10 @@ from __future__ import annotations
 import re
 
 from .code import _parse_code
-from .fingerprint import _fingerprint
+from .fingerprint import _fingerprint, file_unit
 from .languages import Language, load_language
 from .scopes import _role
-from .text import _basename, _decode, _LineIndex
+from .text import _decode, _LineIndex
 from .units import CodeUnit, Edge, ParsedFile
 
 _BLANK = bytes(b if b == 0x0A else 0x20 for b in range(256))
@@ -72,16 +72,5 @@ def _parse_blocks(path: str, data: bytes, language: Language) -> ParsedFile:
         file_doc = file_doc or parsed.units[0].docstring
         had_errors = had_errors or parsed.had_errors
     top_names = [e.target for e in edges if e.kind == "contains" and e.source == path]
-    file_unit = CodeUnit(
-        path=path,
-        kind="file",
-        name=_basename(path),
-        qualname=path,
-        start_line=1,
-        end_line=_LineIndex(data).count,
-        language=spec.id,
-        docstring=file_doc,
-        text=_fingerprint(path, "defines", top_names, file_doc),
-        parent=None,
-    )
-    return ParsedFile(path=path, language=spec.id, units=[file_unit] + units, edges=edges, had_errors=had_errors)
+    unit = file_unit(path, spec.id, _LineIndex(data).count, _fingerprint(path, "defines", top_names, file_doc), file_doc)
+    return ParsedFile(path=path, language=spec.id, units=[unit] + units, edges=edges, had_errors=had_errors)

@@ -14,14 +14,14 @@ from typing import Any, cast
 from .comments import (
     _BOILERPLATE, _end_row, _file_comment, _kept_group, _leading_comments, _overload_comments, _starts_line,
 )
-from .fingerprint import _fingerprint, _with_members
+from .fingerprint import _fingerprint, _with_members, file_unit
 from . import masking
 from .languages import Language
 from .references import _inside, _last_part, _reference_text, TARGET_FULL_MAX
 from .scopes import _climb_wrappers, _innermost, _Item, _join, _join_clauses, _namespace_scopes, _role, _Scope, _Span
 from .signatures import _scope_text, _signature
 from .text import (
-    _basename, _BLANK_BYTES, _cap, _clean_comment, _clean_string_doc, _collapse, _decode, _first_paragraph,
+    _BLANK_BYTES, _cap, _clean_comment, _clean_string_doc, _collapse, _decode, _first_paragraph,
     _LineIndex, _strip_quotes, _tidy_doc, _valid_utf8,
 )
 from .units import CodeUnit, Edge, ParsedFile
@@ -412,23 +412,10 @@ def _parse_code(path: str, data: bytes, language: Language, label: str | None = 
     fingerprint = _fingerprint(
         path, "defines", _with_members([q for q in top_names if q in described], behaviour), file_doc, exports
     )
-    file_unit = CodeUnit(
-        path=path,
-        kind="file",
-        name=_basename(path),
-        qualname=path,
-        start_line=1,
-        end_line=lines.count,
-        language=lang_id,
-        signature="",
-        docstring=file_doc,
-        text=fingerprint,
-        parent=None,
-    )
     return ParsedFile(
         path=path,
         language=lang_id,
-        units=[file_unit] + units,
+        units=[file_unit(path, lang_id, lines.count, fingerprint, file_doc)] + units,
         edges=contains + edges,
         had_errors=bool(root.has_error),
     )

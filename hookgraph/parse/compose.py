@@ -3,7 +3,9 @@
 The embedded text is composed, not the raw source: kind and qualified name,
 signature, docstring, the names it calls, then the first lines of its body
 (DESIGN.md section 8). The path is left out on purpose so a moved or renamed
-file keeps its vectors; path words still reach the full-text index.
+file keeps its vectors (the path in the text moved no question either: eval/RESULTS.md,
+"compose: the unit's path in its embedded text (dropped)"); path words still reach
+the full-text index.
 
 The vector key is the SHA-256 of the model's SHA-256 and this composed text,
 so a change of recipe here re-embeds exactly the units whose text changed,
@@ -24,12 +26,9 @@ MAX_CALLS_LISTED = 12
 #: Characters of a documentation section's embedded text (heading, first paragraph, sub-headings, body):
 #: about one 256-token window of all-MiniLM, whose first window of a long section held 560-950 characters.
 #: A long section's later windows cost model time (a changelog's and a manual's sections: 15% of httpie
-#: 3.2.4's) and moved no question on either benchmark (eval/RESULTS.md, session 17); the section's words
+#: 3.2.4's) and moved no question on either benchmark (eval/RESULTS.md); the section's words
 #: all stay in the full-text index. 0: no limit.
 SECTION_CHARS = 1000
-#: Put the unit's file path in its embedded text (an eval/ experiment; off: a
-#: moved file keeps its vectors).
-EMBED_PATH = False
 #: Full-text columns hold identifier-split words (``max_retries`` -> max retries
 #: max_retries); off: the raw text (an eval/ ablation).
 FTS_SPLIT_IDENTIFIERS = True
@@ -45,8 +44,6 @@ def embed_text(unit: CodeUnit, calls: list[str], members: list[CodeUnit] | None 
     an edit inside one method re-embeds that method only.
     """
     parts = [f"{unit.kind} {unit.qualname}"]
-    if EMBED_PATH and unit.kind not in ("file", "section"):
-        parts.append(f"in {unit.path}")
     if unit.signature and unit.kind not in ("file", "section"):
         parts.append(unit.signature)
     if unit.docstring and unit.kind != "file":  # a file's fingerprint (its body) has its doc's first sentence

@@ -12,8 +12,9 @@ from .blocks import _parse_blocks
 from .code import _parse_code
 from .documents import _parse_document
 from .languages import language_for, load_language, reparse_languages, TEXT_LANGUAGE
-from .text import _basename, _LineIndex
-from .units import CodeUnit, ParsedFile
+from .fingerprint import file_unit
+from .text import _LineIndex
+from .units import ParsedFile
 
 #: The package's logger, not this module's: a parse that fell back to a bare file is reported as
 #: ``hookgraph.parse``, the name users and tests filter on since before the package was split.
@@ -71,15 +72,5 @@ def parse_bytes(path: str, data: bytes, lang: str) -> ParsedFile:
         return _parse_code(path, data, language)
     except Exception:  # a hook must never die on one odd file
         log.warning("hookgraph: could not parse %s; indexing it as a bare file", path, exc_info=True)
-        lines = _LineIndex(data)
-        unit = CodeUnit(
-            path=path,
-            kind="file",
-            name=_basename(path),
-            qualname=path,
-            start_line=1,
-            end_line=lines.count,
-            language=lang,
-            text=path,
-        )
+        unit = file_unit(path, lang, _LineIndex(data).count, path)
         return ParsedFile(path=path, language=lang, units=[unit], edges=[], had_errors=True)

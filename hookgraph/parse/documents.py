@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 
-from .fingerprint import _fingerprint
+from .fingerprint import _fingerprint, file_unit
 from .languages import LanguageSpec
 from .text import _basename
 from .units import CodeUnit, Edge, ParsedFile
@@ -194,8 +194,5 @@ def _parse_document(path: str, data: bytes, spec: LanguageSpec, sections: str) -
             Edge(source=parent or path, kind="contains", target=qual, line=start + 1, target_full=qual)
         )
 
-    file_unit = CodeUnit(
-        path=path, kind="file", name=base, qualname=path, start_line=1, end_line=count,
-        language=spec.id, docstring=doc, text=_fingerprint(path, "sections", titles, doc), parent=None,
-    )
-    return ParsedFile(path=path, language=spec.id, units=[file_unit] + units, edges=edges, had_errors=False)
+    unit = file_unit(path, spec.id, count, _fingerprint(path, "sections", titles, doc), doc)
+    return ParsedFile(path=path, language=spec.id, units=[unit] + units, edges=edges, had_errors=False)

@@ -1,8 +1,8 @@
 """A source file's bytes as UTF-8, honouring what the file says about its own encoding.
 
 Parsing, the word index and the model all read UTF-8. Two ways a file says
-it is something else are honoured (issue 33: ``def café_latin`` in a Latin-1
-file became ``_latin``; a UTF-16 file was called "binary"):
+it is something else are honoured (read as UTF-8, ``def café_latin`` in a
+Latin-1 file became ``_latin`` and a UTF-16 file was called "binary"):
 
 * a byte-order mark: UTF-8 (dropped), UTF-16 and UTF-32, little or big endian;
 * a PEP 263 coding cookie (``# -*- coding: latin-1 -*-``, ``# vim: set

@@ -33,11 +33,12 @@ a 900 KB log costs 40 units, not 2,000. A unit is named by its first line
 
 from __future__ import annotations
 
-import os
 import re
 from bisect import bisect_left, bisect_right
 from typing import TYPE_CHECKING
 
+from .fingerprint import file_unit
+from .text import _basename, _LineIndex
 from .units import CodeUnit, Edge, ParsedFile
 
 if TYPE_CHECKING:
@@ -62,9 +63,8 @@ _WS = re.compile(r"\s+")
 def parse_fallback(path: str, data: bytes, language: Language) -> ParsedFile:
     """``block`` units (a grammar, no query) or ``chunk`` units (plain text), plus the file unit."""
     spec = language.spec
-    starts = _line_starts(data)
-    count = len(starts) - 1 if data.endswith(b"\n") and len(starts) > 1 else len(starts)
-    count = max(1, count)
+    lines = _LineIndex(data)
+    starts, count = lines.starts, lines.count
     sizes = [(starts[i + 1] if i + 1 < len(starts) else len(data)) - starts[i] for i in range(count)]
     had_errors = False
     if language.ts_language is not None:
@@ -75,7 +75,7 @@ def parse_fallback(path: str, data: bytes, language: Language) -> ParsedFile:
     else:
         kind = "chunk"
         breaks = _paragraph_breaks(data, starts, count)
-    base = os.path.basename(path.replace("\\", "/")) or path
+    base = _basename(path)
     units: list[CodeUnit] = []
     edges: list[Edge] = []
     for first, last in _pack(data, starts, sizes, count, breaks):
@@ -89,22 +89,9 @@ def parse_fallback(path: str, data: bytes, language: Language) -> ParsedFile:
     names = [u.name for u in units]
     shown = ", ".join(names[:20]) + (f" (+{len(names) - 20} more)" if len(names) > 20 else "")
     fingerprint = f"{path}\n{spec.display_name} {'blocks' if kind == 'block' else 'text'}: {shown}" if names else path
-    file_unit = CodeUnit(
-        path=path, kind="file", name=base, qualname=path, start_line=1, end_line=count,
-        language=spec.id, text=fingerprint, parent=None,
-    )
-    return ParsedFile(path=path, language=spec.id, units=[file_unit] + units, edges=edges,
-                      had_errors=had_errors, fallback=True)
-
-
-def _line_starts(data: bytes) -> list[int]:
-    starts = [0]
-    find = data.find
-    pos = find(b"\n")
-    while pos != -1:
-        starts.append(pos + 1)
-        pos = find(b"\n", pos + 1)
-    return starts
+    unit = file_unit(path, spec.id, count, fingerprint)
+    return ParsedFile(path=path, language=spec.id, units=[unit] + units, edges=edges, had_errors=had_errors,
+                      fallback=True)
 
 
 def _lines_text(data: bytes, starts: list[int], first: int, last: int) -> str:

@@ -70,7 +70,7 @@ DEFAULT_MAX_BYTES = 1_000_000
 def _any_of(patterns: tuple[str, ...]) -> re.Pattern[str]:
     """One regex that matches a name exactly when ``fnmatch.fnmatch`` matches it with one of ``patterns``
     (each alternative anchored by ``fnmatch.translate``): asked of every tracked file, pattern by pattern
-    took 19 us a name, this 1.5 us (issue 32)."""
+    took 19 us a name, this 1.5 us."""
     return re.compile("|".join(fnmatch.translate(os.path.normcase(p)) for p in patterns))
 
 
@@ -137,7 +137,7 @@ def _looks_minified(data: bytes) -> bool:
     if not (average > 300 or (lines <= 3 and len(data) > 5000)):
         return False
     # Long lines of data (a base64 constant, a table of names) beside code a person wrote are not a bundle:
-    # a bundle's long lines are code, dense in ; { } ( ) (issue 33; measured in benchmarks/minified_rule.py).
+    # a bundle's long lines are code, dense in ; { } ( ) (measured in benchmarks/minified_rule.py).
     return _code_density_of_long_lines(data) >= MINIFIED_CODE_DENSITY or _short_lines(data) < MINIFIED_SHORT_LINES
 
 

@@ -1,13 +1,14 @@
-"""The file unit's text: the path, what the file defines (class-like names with their members),
+"""The file unit, and its text: the path, what the file defines (class-like names with their members),
 what it exports, and the first sentence of its doc.
 
 One fingerprint for every kind of file (code, embedded blocks, document sections), so a file is
-found by what it holds, whichever parser read it.
+found by what it holds, whichever parser read it; one :func:`file_unit` builds the unit every parser
+puts first.
 """
 
 from __future__ import annotations
 
-from .text import _first_sentence
+from .text import _basename, _first_sentence
 from .units import CodeUnit
 
 FINGERPRINT_NAMES_MAX = 40
@@ -15,6 +16,12 @@ FINGERPRINT_NAMES_MAX = 40
 #: Members listed after a top-level definition in its file's fingerprint.
 FINGERPRINT_MEMBERS_MAX = 16
 
+
+
+def file_unit(path: str, language: str, line_count: int, text: str, docstring: str = "") -> CodeUnit:
+    """The unit that stands for the whole file (kind ``file``, qualname the path), first in every parse."""
+    return CodeUnit(path=path, kind="file", name=_basename(path), qualname=path, start_line=1, end_line=line_count,
+                    language=language, docstring=docstring, text=text)
 
 def _with_members(top_names: list[str], units: list[CodeUnit]) -> list[str]:
     """Top-level names, each class-like one followed by its members' names:

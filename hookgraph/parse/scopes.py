@@ -1,7 +1,7 @@
 """Query captures -> definitions, containers and namespaces (scopes), and the items inside them.
 
 The capture convention (``@definition.<kind>``, ``@name.reference.<kind>`` ...) is documented in
-``hookgraph/parse/languages/__init__.py``; :func:`_role` reads it. Nesting is decided by one linear
+docs/languages.md; :func:`_role` reads it. Nesting is decided by one linear
 sweep over byte ranges (:func:`_innermost`), never by recursion over the syntax tree.
 """
 

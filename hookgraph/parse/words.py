@@ -60,7 +60,7 @@ def identifier_text(text: str) -> str:
     """``" ".join(identifier_words(text))``, 1.3-1.9x faster on whole files' text (what a sync writes to full text).
 
     Splitting each token in Python was the largest cost of a first index
-    (issue 32: 10 of Django's 22 profiled seconds); tokens repeat, so each is
+    (10 of Django's 22 profiled seconds); tokens repeat, so each is
     split once and then looked up, the loop running in C (``map`` over a dict).
     ``_WORD_RE`` never yields a token whose words are empty, so joining the
     tokens' words gives exactly the joined word list.

@@ -31,7 +31,7 @@ The package's modules, each with one job:
   ranking       :func:`rank` (every step above, in order), :func:`search`,
                 :func:`search_files`, :func:`answer_match`; fusion and the
                 candidate lists, with their constants (``CANDIDATES``, ...).
-  boosts        steps 2-4: exact names, query words in names and paths, the graph.
+  boosts        steps 2-4: exact names, query words in names and file names, the graph.
   question_weights  step 5: tests, docs, release notes, types, values, wrappers.
   arrange       steps 6-7 and the other rules that move units in the order shown.
   graph_answers "what calls X?" answered from the call graph.
@@ -42,87 +42,25 @@ The package's modules, each with one job:
   ranking, the call graph and its scripts, the context pack, diagrams.
 
 Every ranking constant has one home, the module whose code reads it (at call
-time); the names below re-export them for reading. To change one (a test's
-monkeypatch, an experiment), set it in its home module: ``eval --set
-search.X=v`` does so. (The module is ``ranking``, not ``rank``: the function
-:func:`rank` re-exported here would hide it from ``import hookgraph.search.rank``.)
+time), and is read and set there only: a test's monkeypatch or an experiment
+sets it in that module (``eval --set search.X=v`` finds the module of the
+package that defines ``X``). (The module is ``ranking``, not ``rank``: the
+function :func:`rank` re-exported here would hide it from ``import
+hookgraph.search.rank``.)
 
 Nothing here imports :mod:`hookgraph.sync` or the CLI: search reads the store.
 """
 
 from __future__ import annotations
 
-from hookgraph.search.arrange import (
-                                      DECLARATIONS_AFTER_WINDOW,
-                                      DECLARATIONS_GIVE_WAY,
-                                      DEDUP_CONTAINERS,
-                                      DEFINITIONS_FIRST,
-                                      SECTIONS_PER_DOCUMENT,
-)
-from hookgraph.search.boosts import (
-                                      DEFINITION_BOOST,
-                                      EXACT_MARGIN,
-                                      FOLDER_BOOST,
-                                      GRAPH_DECAY,
-                                      GRAPH_SEEDS,
-                                      KEYWORD_BOOST,
-                                      KEYWORD_MODULE,
-                                      PATH_BOOST,
-)
-from hookgraph.search.evidence import FREQUENCY_CAP
 from hookgraph.search.files import FileResult
 from hookgraph.search.graph import resolve_name
-from hookgraph.search.graph_answers import AMBIGUOUS_CALL, GRAPH_ANSWERS
 from hookgraph.search.intent import looks_like_identifier, read_intent
 from hookgraph.search.paths import is_test_path
-from hookgraph.search.question_weights import (
-                                      CHANGELOG_WEIGHT,
-                                      COHERENCE,
-                                      DOC_WEIGHT,
-                                      FALLBACK_WEIGHT,
-                                      TEST_WEIGHT,
-                                      TYPE_KINDS,
-                                      TYPE_WEIGHT,
-                                      VALUE_KINDS,
-                                      VALUE_WEIGHT,
-                                      WRAPPER_SPAN,
-                                      WRAPPER_WEIGHT,
-                                      secondary_weight,
-)
-from hookgraph.search.ranking import (
-                                      CANDIDATES,
-                                      NO_EMBED_MEANING,
-                                      COMPLETE_SCORES,
-                                      FILES_BY_EACH_HALF,
-                                      FILES_DEPTH,
-                                      FUSION,
-                                      IDENTIFIER_LEXICAL_WEIGHT,
-                                      IDENTIFIER_SEMANTIC_WEIGHT,
-                                      LEXICAL_DEPTH,
-                                      LEXICAL_WEIGHT,
-                                      ON_THE_SPOT,
-                                      ON_THE_SPOT_SECONDS,
-                                      PATH_CANDIDATE_FILES,
-                                      PATH_CANDIDATE_UNITS,
-                                      RRF_K,
-                                      SEMANTIC_NORM,
-                                      SEMANTIC_WEIGHT,
-                                      answer_match,
-                                      rank,
-                                      search,
-                                      search_files,
-)
+from hookgraph.search.question_weights import secondary_weight
+from hookgraph.search.ranking import answer_match, rank, search, search_files
 from hookgraph.search.result import STOPWORDS, Result, fts_query, query_words
 
 __all__ = ["Result", "FileResult", "search", "search_files", "answer_match", "query_words", "fts_query",
            "looks_like_identifier", "read_intent", "resolve_name", "is_test_path", "rank", "secondary_weight",
-           "STOPWORDS",
-           # the ranking constants, each read from its home module (see above)
-           "AMBIGUOUS_CALL", "CANDIDATES", "NO_EMBED_MEANING", "CHANGELOG_WEIGHT", "COHERENCE", "COMPLETE_SCORES",
-           "DECLARATIONS_AFTER_WINDOW", "DECLARATIONS_GIVE_WAY", "DEDUP_CONTAINERS", "DEFINITIONS_FIRST",
-           "DEFINITION_BOOST", "DOC_WEIGHT", "EXACT_MARGIN", "FALLBACK_WEIGHT", "FILES_BY_EACH_HALF", "FILES_DEPTH",
-           "FOLDER_BOOST", "FREQUENCY_CAP", "FUSION", "GRAPH_ANSWERS", "GRAPH_DECAY", "GRAPH_SEEDS", "IDENTIFIER_LEXICAL_WEIGHT",
-           "IDENTIFIER_SEMANTIC_WEIGHT", "KEYWORD_BOOST", "KEYWORD_MODULE", "LEXICAL_DEPTH", "LEXICAL_WEIGHT",
-           "ON_THE_SPOT", "ON_THE_SPOT_SECONDS", "PATH_BOOST", "PATH_CANDIDATE_FILES", "PATH_CANDIDATE_UNITS",
-           "RRF_K", "SECTIONS_PER_DOCUMENT", "SEMANTIC_NORM", "SEMANTIC_WEIGHT", "TEST_WEIGHT", "TYPE_KINDS",
-           "TYPE_WEIGHT", "VALUE_KINDS", "VALUE_WEIGHT", "WRAPPER_SPAN", "WRAPPER_WEIGHT"]
+           "STOPWORDS"]

@@ -1,10 +1,13 @@
-"""Lifts added to the fused score: exact names, query words in names and paths, the call graph.
+"""Lifts added to the fused score: exact names, query words in names and file names, the call graph.
 
 Each is a bonus on top of fusion (see the steps in :mod:`hookgraph.search`):
 an exact identifier match +1 (and, for an identifier query, above every other
 candidate by ``EXACT_MARGIN``), ``KEYWORD_BOOST`` per query word in a name,
-signature or module, the path and definition boosts of issue 15, and the
-best hits passing ``GRAPH_DECAY`` of their score to their callers and callees.
+signature or module, and the best hits passing ``GRAPH_DECAY`` of their score
+to their callers and callees. A boost for a unit defining a name written in a
+question and one for question words in a unit's path and folders were measured
+and not kept (eval/RESULTS.md, "Dropped"): the exact-name, keyword and files
+ranking's path rules already carry what they would add.
 """
 
 from __future__ import annotations
@@ -12,8 +15,7 @@ from __future__ import annotations
 from hookgraph.parse.qualnames import last_part, spellings
 from hookgraph.parse.words import identifier_words
 from hookgraph.search.graph import resolve_call
-from hookgraph.search.intent import Intent, looks_like_identifier
-from hookgraph.search.paths import matched_words, path_words
+from hookgraph.search.intent import looks_like_identifier
 from hookgraph.search.result import Result, _passes
 from hookgraph.store import Store, UnitRow
 
@@ -24,11 +26,6 @@ KEYWORD_MODULE = True
 #: How many top hits seed graph expansion, and how much of their score flows on.
 GRAPH_SEEDS = 5
 GRAPH_DECAY = 0.1
-#: Added to a unit that defines a code name written inside a question (``CamelCase``, ``snake_case``, ``Foo.bar``).
-DEFINITION_BOOST = 0.0
-#: Per question word matching the unit's file stem / one of its last folders (prefix-matched inflections).
-PATH_BOOST = 0.0
-FOLDER_BOOST = 0.0
 #: How far the weakest exact-name match stands above the best other candidate for an identifier query.
 EXACT_MARGIN = 0.01
 
@@ -68,20 +65,6 @@ def _exact_above_the_rest(results: dict[int, Result]) -> None:
             r.score += gap + EXACT_MARGIN
 
 
-def _named_definitions(store: Store, intent: Intent) -> list[int]:
-    """Code units defining a name the question spells (``CamelCase``, ``snake_case``, ``Foo.bar``)."""
-    out: list[int] = []
-    for name in intent.names:
-        names = spellings(name)
-        marks = ",".join("?" * len(names))
-        rows = store.units_where(f"qualname IN ({marks}) OR name IN ({marks})", (*names, *names))
-        out += [r.id for r in rows if r.kind not in _NOT_DEFINITIONS]
-    return list(dict.fromkeys(out))
-
-
-_NOT_DEFINITIONS = frozenset({"file", "section", "chunk", "block"})
-
-
 def _keyword_boost(results: dict[int, Result], words: list[str]) -> None:
     """A small bonus per query word in the name or signature: lifts 2nd to 1st, no more."""
     if not words:
@@ -95,24 +78,6 @@ def _keyword_boost(results: dict[int, Result], words: list[str]) -> None:
         hit = wanted & set(identifier_words(text))
         if hit:
             r.score += KEYWORD_BOOST * len(hit)
-
-
-def _path_boost(results: dict[int, Result], words: list[str]) -> None:
-    """A bonus per question word matching the unit's file stem or last folders (inflections included).
-
-    The exact stem words already count in the keyword boost; this adds what
-    only a prefix match or a folder sees (``compressed`` -> ``compressionFilters/``).
-    """
-    for r in results.values():
-        if r.unit.kind == "section":
-            continue
-        pw = path_words(r.unit.path)
-        stem = matched_words(words, pw.stem)
-        folders = matched_words(words, pw.folders) - stem
-        bonus = PATH_BOOST * len(stem) + FOLDER_BOOST * len(folders)
-        if bonus:
-            r.score += bonus
-            r.reasons.append("question words in its path")
 
 
 class GraphMemo:

@@ -66,7 +66,7 @@ __all__ = ["Evidence", "features", "reads_as_name", "query_confidence", "score_r
 #: (``python -m eval.fit_confidence --filebench BENCH --threshold X``: 33 projects, each left out of the fit in
 #: turn), preferring a missed "weak" over a false one as long as absent questions stay flagged >= 0.85: 0.5
 #: flagged 0.883 of absent questions with 13 projects over 3% of answerable ones called weak; 0.43 flags 0.874
-#: with 7 over 3%; 0.41 0.854 (7), 0.40 0.845 (7). Session 19, eval/RESULTS.md.
+#: with 7 over 3%; 0.41 0.854 (7), 0.40 0.845 (7) (eval/RESULTS.md).
 MATCH_THRESHOLD = 0.43
 #: An identifier some unit is named exactly; one no unit is named; a question the graph answered.
 EXACT_CONFIDENCE = 0.95

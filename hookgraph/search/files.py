@@ -15,7 +15,7 @@ skims results:
   (inflections included, :mod:`hookgraph.search.paths`) adds up to
   ``FILE_PATH_SHARE`` of the best score, more when the words cover the whole
   stem. Relative to the best score, it means the same whether the vectors
-  are in or not. Measured on the field's file-level benchmark (issue 30,
+  are in or not. Measured on the field's file-level benchmark (filebench,
   eval/RESULTS.md): the largest single gain of the file ranking;
 * what the file is: documentation, data and text chunks describe or
   configure the code and come after it; test code exercises it and comes
@@ -64,7 +64,7 @@ HEADER_REASON = "defines what a matching header declares"
 #: share of the question's words they are (relative to the best score, so it means the same with vectors
 #: pending or in). Filebench, vectors pending: 0 -> 0.5 / 1.0 / 1.5 / 2.0 gave 0.773 -> 0.807 / 0.815 /
 #: 0.840 / 0.842 (with the candidates and sum rules below); 1.5 keeps Python's aiohttp where 2.0 costs it.
-#: Session 16: 2.0 (with ``FILE_SUM_SHARE`` 0.5) lifted filebench to 0.859 / 0.871 but cost eval/'s 198 file
+#: 2.0 (with ``FILE_SUM_SHARE`` 0.5) lifted filebench to 0.859 / 0.871 but cost eval/'s 198 file
 #: questions 0.833 -> 0.822 (held out 0.837 -> 0.807): a trade between the two benchmarks, not kept.
 FILE_PATH_SHARE = 1.5
 #: The same for a query that is one identifier: ``Foldable`` is defined in ``Foldable.scala``, and a
@@ -76,18 +76,18 @@ FILE_STEM_COVER = 0.5
 #: A file is lifted by the summed score of its candidate units, as this share of the best unit's score times
 #: its sum over the largest file's sum: a file where many units answer is the place. It replaced a share of
 #: the next two units' scores (FILE_COHERENCE 0.3): filebench 0.833 without that rule, 0.828 with it.
-#: 0.5 measured again in session 16 (filebench complete +0.004, eval/ file questions -0.009): not kept.
+#: 0.5 measured again with the path share above (filebench complete +0.004, eval/ file questions -0.009): not kept.
 FILE_SUM_SHARE = 0.3
 #: A question word that many candidate files carry in their paths tells them apart less (gson's twenty
 #: ``*TypeAdapter*`` files for "type adapter factories", where the answer is ``GsonBuilder.java``): in the
 #: path lift each matched word counts min(1, PATH_WORD_COMMON / candidate files whose path matches it), not
-#: 1; 0: every word counts 1. Session 19, with the file fusion: filebench 0.848 / 0.869 -> 0.850 / 0.871,
+#: 1; 0: every word counts 1. Measured with the file fusion: filebench 0.848 / 0.869 -> 0.850 / 0.871,
 #: eval/'s file questions 0.836 -> 0.841; 4 and 10 within 0.005 of 6 on both (eval/RESULTS.md).
 PATH_WORD_COMMON = 6
 
 #: In fusing the file ranking by words with the one by meaning (:func:`fuse_file_rankings`), the words'
 #: share; the rest is meaning's. Equal halves, no tuning: 0.4 / 0.6 measured 0.869 / 0.834 and 0.867 / 0.837
-#: (filebench complete / eval/'s file questions) against 0.869 / 0.836 at 0.5 (session 19).
+#: (filebench complete / eval/'s file questions) against 0.869 / 0.836 at 0.5 (eval/RESULTS.md).
 FILE_WORDS_SHARE = 0.5
 
 

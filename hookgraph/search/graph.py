@@ -32,7 +32,8 @@ Resolution reads the receiver of the call, the way a reader would:
   one file is all that defines the name and the name is not one the
   languages' own types answer to (:data:`COMMON_METHOD_NAMES`); otherwise the
   call is *ambiguous*: :class:`Resolution` ``maybe`` lists the candidates,
-  which ``callees`` shows as such and ``callers`` never states (issue 30).
+  which ``callees`` shows as such and ``callers`` never states (a guessed
+  caller would be a wrong answer stated as a fact).
 
 JavaScript's ``f.call(...)`` / ``f.apply`` / ``f.bind`` call ``f``. Type
 declarations (``.d.ts``) only answer when no implementation does.
@@ -668,7 +669,7 @@ def callees_of(store: Store, units: list[UnitRow]) -> list[Link]:
 #: equals). A function's own collaborators (``LZ4F_writeLE32``, ``XXH32_digest``) say what it does; the
 #: logging, assert and error macros everything calls (``DEBUGLOG``, ``RETURN_ERROR_IF``) say little and came
 #: first in the code's order. eval/ callers/callees top 5: 0.979 -> 0.986 (callees 0.949 -> 0.967, top 1
-#: 0.889 -> 0.972; lz4 0.917 -> 1.000, vision-camera-ios 0.925 -> 0.950), session 20, eval/RESULTS.md.
+#: 0.889 -> 0.972; lz4 0.917 -> 1.000, vision-camera-ios 0.925 -> 0.950), eval/RESULTS.md.
 CALLEES_MOST_TELLING_FIRST = True
 
 

@@ -28,8 +28,6 @@ import re
 
 from hookgraph.store import UnitRow
 
-#: Extensions a JS/TS relative import leaves out, tried in this order.
-_SCRIPT_EXTENSIONS = (".ts", ".tsx", ".js", ".jsx", ".mjs", ".cjs", ".mts", ".cts", ".vue", ".svelte")
 #: A module folder's own file: ``pkg/__init__.py`` is ``pkg``, ``lib/index.ts`` is ``lib``, ``a/mod.rs`` is ``a``.
 _FOLDER_FILES = frozenset({"__init__", "index", "mod"})
 #: Words that start a Rust path inside the crate and name no file.

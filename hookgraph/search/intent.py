@@ -1,11 +1,11 @@
 """What kind of question a query is: an identifier, a plain-word graph question, or a question.
 
-The ranking treats them differently (issue 15): an identifier leans on the
-words and wants its definition first; "what calls X?" is answered from the
-call graph, not from text that resembles it; a question is a blend, and any
-code name written inside it (``CamelCase``, ``snake_case``, ``Foo.bar``)
-points at the unit that defines it. Pure string work, no store: the caller
-decides what the names resolve to.
+The ranking treats them differently, because each kind fails differently on
+one blend (measured on eval/'s identifier, callers/callees and question sets,
+eval/RESULTS.md): an identifier leans on the words and wants its definition
+first; "what calls X?" is answered from the call graph, not from text that
+resembles it; a question is a blend of words and meaning. Pure string work, no
+store: the caller decides what the names resolve to.
 """
 
 from __future__ import annotations
@@ -13,7 +13,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["Intent", "read_intent", "code_names", "looks_like_identifier", "asks_for_tests"]
+__all__ = ["Intent", "read_intent", "looks_like_identifier", "asks_for_tests"]
 
 #: A name as people type it from code, in any language's qualified spelling:
 #: ``Session.request``, ``Net::HTTP``, ``Foo#bar``, ``A\\B``, Ruby's ``check_pid!`` / ``empty?``.
@@ -40,10 +40,6 @@ _GRAPH = [(re.compile(rf"^\s*{p}\s*[?.!]*\s*$", re.IGNORECASE), "callers") for p
 #: Words that the graph patterns could take for X but are English ("what calls this?").
 _NOT_NAMES = frozenset({"it", "this", "that", "them", "these", "those", "me", "us", "you", "everything", "anything"})
 
-#: A code name inside prose: snake_case, camelCase / CamelCase with a second capital,
-#: a qualified name, or a name with digits and letters mixed (``LZ4F_compress``).
-_IN_PROSE = re.compile(rf"(?<![\w$.:#\\]){_NAME}(?![\w$])")
-
 
 @dataclass(frozen=True)
 class Intent:
@@ -51,12 +47,9 @@ class Intent:
 
     ``kind``: ``"identifier"`` (the query is one name), ``"graph"`` (a
     plain-word callers/callees question about ``symbol``) or ``"question"``.
-    ``names``: code names the query spells (the identifier itself, X of a
-    graph question, CamelCase/snake_case/dotted names inside a question).
     """
 
     kind: str
-    names: tuple[str, ...] = ()
     direction: str | None = None  # "callers" | "callees" for kind "graph"
     symbol: str | None = None
     #: The question asks for tests themselves ("test that ...", "where is X tested?"), not for the code under test.
@@ -85,24 +78,17 @@ def is_code_name(token: str) -> bool:
     return bool(re.search(r"[a-z][A-Z]", core) or re.search(r"[A-Z]{2,}[a-z]", core))
 
 
-def code_names(query: str) -> tuple[str, ...]:
-    """Code names written inside a question, in order, each once."""
-    names = [m.group(0).rstrip("?") if not m.group(0).endswith("!") else m.group(0)
-             for m in _IN_PROSE.finditer(query)]
-    return tuple(dict.fromkeys(n for n in names if is_code_name(n)))
-
-
 def read_intent(query: str) -> Intent:
-    """The query's kind and the names it spells (see :class:`Intent`)."""
+    """The query's kind, and for a graph question its direction and symbol (see :class:`Intent`)."""
     q = query.strip()
     if looks_like_identifier(q):
-        return Intent("identifier", (q,))
+        return Intent("identifier")
     for pattern, direction in _GRAPH:
         m = pattern.match(q)
         if m and m.group("x").rstrip("?!").lower() not in _NOT_NAMES:
             x = m.group("x")
-            return Intent("graph", (x,), direction, x)
-    return Intent("question", code_names(q), wants_tests=asks_for_tests(q))
+            return Intent("graph", direction, x)
+    return Intent("question", wants_tests=asks_for_tests(q))
 
 
 #: Phrasings that ask for the tests themselves. "for tests" / "in a test" (a helper that tests use) do not:

@@ -490,10 +490,6 @@ def build_pack(root: Path, store: Store, results: list[Result], budget: int,
     return Pack(pieces, notes, left_out)
 
 
-def render_pack(pack: Pack) -> str:
-    return pack.render()
-
-
 def pack_for_question(root: Path, store: Store, query: str, budget: int, *, embedder: object = None,
                       path_glob: str | None = None, language: str | None = None, top: int = 10,
                       notes: Iterable[str] = ()) -> Pack:

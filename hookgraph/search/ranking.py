@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from hookgraph.search import arrange, boosts, graph_answers, question_weights
+from hookgraph.search import arrange, graph_answers, question_weights
 from hookgraph.search import confidence as _confidence
 from hookgraph.search.arrange import (
     _after_window,
@@ -28,8 +28,6 @@ from hookgraph.search.boosts import (
     _exact_matches,
     _expand_graph,
     _keyword_boost,
-    _named_definitions,
-    _path_boost,
 )
 from hookgraph.search.confidence import Evidence
 from hookgraph.search.evidence import _similarity_gap, _spelled_in_code, _unit_count, _word_evidence
@@ -38,7 +36,7 @@ from hookgraph.search.graph_answers import _graph_answers
 from hookgraph.search.intent import Intent, is_code_name, read_intent
 from hookgraph.search.kinds import KindFilter
 from hookgraph.search.paths import is_test_path, matched_words, path_words
-from hookgraph.search.question_weights import _file_coherence, _weigh_wrappers, secondary_weight
+from hookgraph.search.question_weights import _weigh_wrappers, secondary_weight
 from hookgraph.search.result import Result, _passes, fts_query, query_words
 from hookgraph.store import Store, UnitRow
 
@@ -77,7 +75,7 @@ COMPLETE_SCORES = True
 #: down for lacking a vector.
 ON_THE_SPOT = 8
 ON_THE_SPOT_SECONDS = 0.25
-# Issue 15's rules (each measured on eval/, see eval/RESULTS.md; 0 / False: off).
+# The rules by query kind and for the files ranking (each measured on eval/, see eval/RESULTS.md; 0 / False: off).
 #: Fusion weights for an identifier-like query (one name): words decide more than meaning.
 IDENTIFIER_LEXICAL_WEIGHT = 0.4
 IDENTIFIER_SEMANTIC_WEIGHT = 0.6
@@ -92,7 +90,7 @@ PATH_CANDIDATE_UNITS = 3
 #: Files for a question are ranked by words alone and by meaning alone, and the two file rankings fused
 #: (:func:`hookgraph.search.files.fuse_file_rankings`), instead of folding the one fused unit ranking. A
 #: file found by its words through one unit and by its meaning through another is the place; fused unit by
-#: unit, the unit with the stronger half speaks for the file alone. Measured in session 19 (eval/RESULTS.md):
+#: unit, the unit with the stronger half speaks for the file alone. Measured (eval/RESULTS.md):
 #: filebench complete 0.864 -> 0.869 (pending 0.849 -> 0.848), eval/'s file questions 0.833 -> 0.836 (held
 #: out 0.837 -> 0.859). Without vectors (``--no-semantic``) there is one ranking, by words, as before.
 FILES_BY_EACH_HALF = True
@@ -185,7 +183,7 @@ def search_files(
     return files
 
 
-def answer_match(results: list[Any], query: str = "") -> str:
+def answer_match(results: list[Any]) -> str:
     """``"strong"`` when the best answer's confidence reaches ``MATCH_THRESHOLD``, else ``"weak"``.
 
     ``results`` are :class:`Result` or :class:`FileResult` items (anything with
@@ -229,7 +227,6 @@ class _Candidates:
     best_similarity: float | None
     similarity_gap: float | None
     exact_ids: list[int]
-    named_ids: list[int]
     units: dict[int, UnitRow]
     keep: set[int]
     never_embedded: set[int]
@@ -287,9 +284,8 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
     population = len(nearest) >= _confidence.GAP_RANK or (bool(nearest) and not store.has_pending())
     similarity_gap = _similarity_gap(nearest, best_similarity) if population else None
     exact_ids = _exact_matches(store, query)
-    named_ids = _named_definitions(store, intent) if boosts.DEFINITION_BOOST and question else []
 
-    ids = {uid for uid, _ in lexical} | {uid for uid, _ in semantic} | set(exact_ids) | set(named_ids)
+    ids = {uid for uid, _ in lexical} | {uid for uid, _ in semantic} | set(exact_ids)
     static = store.static_similarities(static_query, ids) if static_query else {}
     units = store.units_by_ids(ids)
     keep = {uid for uid, u in units.items() if _passes(u, path_glob, language) and (kinds is None or kinds.admits(u))}
@@ -302,7 +298,7 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
         never = {uid for uid in never if not is_test_path(units[uid].path)}
     static = {uid: sim for uid, sim in static.items() if uid in keep}
     return _Candidates(intent, words, lexical, semantic, query_vector, best_similarity, similarity_gap, exact_ids,
-                       named_ids, units, keep, never, tests_asked, static,
+                       units, keep, never, tests_asked, static,
                        kinds=kinds)
 
 
@@ -335,7 +331,7 @@ def _ranked(
     """
     intent, words, units, keep = found.intent, found.words, found.units, found.keep
     lexical, semantic, query_vector = found.lexical, found.semantic, found.query_vector
-    exact_ids, named_ids = found.exact_ids, found.named_ids
+    exact_ids = found.exact_ids
     question = intent.kind != "identifier"
     candidates = CANDIDATES
     results: dict[int, Result] = {}
@@ -347,14 +343,7 @@ def _ranked(
             r.exact = True
             r.score += 1.0
             r.reasons.append("exact name")
-    for uid in named_ids:
-        if uid in keep:
-            r = results.setdefault(uid, Result(units[uid]))
-            r.score += boosts.DEFINITION_BOOST
-            r.reasons.append("defines a name in the question")
     _keyword_boost(results, words)
-    if question and (boosts.PATH_BOOST or boosts.FOLDER_BOOST):
-        _path_boost(results, words)
     if use_graph and results:
         _expand_graph(store, results, path_glob, language, found.graph_memo)
         if found.kinds is not None:  # neighbours of another kind leave before they take a place
@@ -367,8 +356,6 @@ def _ranked(
                 r.reasons.append(why)
     if question and question_weights.WRAPPER_WEIGHT != 1.0:
         _weigh_wrappers(store, results, candidates)
-    if question and question_weights.COHERENCE:
-        _file_coherence(results)
     if intent.kind == "identifier":
         _exact_above_the_rest(results)
     ranked = _one_per_name(sorted(results.values(), key=lambda r: (-r.score, r.unit.path, r.unit.start_line)))

@@ -64,9 +64,15 @@ def connect(path: Path, *, readonly: bool, immutable: bool) -> apsw.Connection:
         db.execute("PRAGMA trusted_schema=OFF")
         db.execute("PRAGMA cell_size_check=ON")
     except BaseException:
+        close_quietly(db)
+        raise
+    return db
+
+
+def close_quietly(db: apsw.Connection | None) -> None:
+    """Close ``db`` on a path that is already failing or closing: a second error would hide the first."""
+    if db is not None:
         try:
             db.close()
         except apsw.Error:
             pass
-        raise
-    return db

@@ -83,8 +83,6 @@ class StoreReads(EdgeReads, UnitLookups):
             "SELECT path FROM files WHERE status = ? ORDER BY path", (status,)).fetchall())
         return [path for (path,) in rows]
 
-    def iter_files(self) -> Iterator[tuple[str, str, str | None, str]]:
-        yield from self.db.execute("SELECT path, blob, language, status FROM files ORDER BY path")
 
     def file_paths(self) -> list[str]:
         """Every indexed path, in the table's own order (a question's words are matched against them)."""
@@ -242,9 +240,6 @@ class StoreReads(EdgeReads, UnitLookups):
     def has_static_vectors(self) -> bool:
         return bool(self.db.execute("SELECT 1 FROM static_vectors LIMIT 1").fetchall())
 
-    def static_vector_count(self) -> int:
-        return self.integer("SELECT count(*) FROM static_vectors")
-
     def vector_ids_of_units(self, unit_ids: Iterable[int]) -> dict[int, int]:
         """``{unit id: vector id}`` for the units that have a vector."""
         return dict(self.rows_in("SELECT id, vector_id FROM units WHERE id IN ({in}) AND vector_id IS NOT NULL", unit_ids))
@@ -352,10 +347,6 @@ class StoreReads(EdgeReads, UnitLookups):
     def unchecked_count(self) -> int:
         """Adopted vectors the local model has not re-embedded yet (they rank meanwhile)."""
         return self.integer("SELECT count(*) FROM adopted")
-
-    def unchecked_keys(self) -> set[bytes]:
-        """The keys of :meth:`unchecked_count`'s vectors (a snapshot export leaves them out)."""
-        return {cast(bytes, r[0]) for r in self.db.execute("SELECT text_hash FROM adopted")}
 
     def next_unchecked(self, limit: int) -> list[UncheckedVector]:
         """Up to ``limit`` adopted vectors still to check, with their text, source and windows, oldest source first.

@@ -120,7 +120,7 @@ def _migration_1(db: apsw.Connection) -> None:
 
 
 def _migration_2(db: apsw.Connection) -> None:
-    """Long units: a text may be embedded as several windows (issue 4)."""
+    """Long units: a text may be embedded as several windows (one 256-token window lost the rest of a long unit)."""
     db.execute(
         """
         ALTER TABLE vectors ADD COLUMN head INTEGER;
@@ -134,7 +134,7 @@ def _migration_2(db: apsw.Connection) -> None:
 
 
 def _migration_3(db: apsw.Connection) -> None:
-    """Smaller stores (issue 6): int8 vectors in chunks of 256, no index on ``edges.path``.
+    """Smaller stores: int8 vectors in chunks of 256, no index on ``edges.path``.
 
     The vec table and the orphan cache are converted in place; rows pass
     through a temporary table in batches, so memory stays bounded however big
@@ -185,7 +185,7 @@ _KEY_FROM_HEX_SQL = """CASE
 
 
 def _migration_4(db: apsw.Connection) -> None:
-    """Smaller stores (issue 6, part 2): 16-byte BLOB vector keys; edges without ``path``, ``target_full`` when it differs.
+    """Smaller stores, second step: 16-byte BLOB vector keys; edges without ``path``, ``target_full`` when it differs.
 
     A vector key was the 64-character hex SHA-256 of recipe and text,
     stored twice (row and UNIQUE index): now its first 16 bytes (128 bits;
@@ -245,7 +245,7 @@ def _migration_4(db: apsw.Connection) -> None:
 
 
 def _migration_5(db: apsw.Connection) -> None:
-    """Vectors as a queue (issue 12): syncs never wait for the model.
+    """Vectors as a queue: syncs never wait for the model.
 
     A sync writes units, full text and edges at once and queues each composed
     text that has no vector in ``pending``; the units wait with their key in

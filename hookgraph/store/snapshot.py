@@ -29,7 +29,6 @@ from hookgraph.store import (
     SchemaUpgradeNeeded,
     Store,
     StoreError,
-    UntrustedStoreError,
     check_no_links,
     db_path,
 )
@@ -108,14 +107,14 @@ def write_shared_setting(root: Path, on: bool) -> None:
 # -- the .hookgraph/ directory ----------------------------------------------------
 
 
-def prepare_directory(directory: Path, warnings: list[str] | None = None) -> None:
+def prepare_directory(directory: Path) -> None:
     """Create ``.hookgraph/`` for the repository's mode; called by every sync.
 
     Default mode: a ``.gitignore`` with ``*`` keeps everything local. Shared
     mode: the shared ``.gitignore`` and ``.gitattributes``. A missing working
     index is never a copy of the committed snapshot: a snapshot is a source
     of vectors, never of facts (:mod:`hookgraph.embed.adopt`), so the sync
-    builds it from the blobs. ``warnings`` is kept for callers' signature.
+    builds it from the blobs.
     """
     check_no_links(directory / DB_FILENAME)  # a symlinked .hookgraph/ would make us write elsewhere
     directory.mkdir(parents=True, exist_ok=True)
@@ -143,34 +142,6 @@ def write_layout(root: Path, shared: bool) -> None:
         attributes.write_text(GITATTRIBUTES)
     elif attributes.exists():
         attributes.unlink()
-
-
-def snapshot_problem(path: Path, root: Path | None = None) -> tuple[str | None, bool]:
-    """Why the snapshot at ``path`` must not be used (one line, or None), and whether it is untrusted.
-
-    Untrusted: a symlink, planted SQL, or stored paths leaving the repository
-    (see :class:`hookgraph.store.Store`; with ``root``, also paths through a
-    symlink of that work tree). A snapshot is somebody else's data.
-    """
-    if path.is_symlink():
-        return f"{path}: is a symlink", True
-    if vector_file.is_vector_file(path):
-        try:
-            vector_file.read(path)
-            return None, False
-        except vector_file.VectorFileError as exc:
-            return f"{path}: {exc}", True
-        except OSError as exc:
-            return f"{path}: cannot be read ({exc.strerror or exc})", False
-    try:
-        with current_schema(path) as readable, Store(readable, readonly=True) as store:
-            store.get_meta("model_sha256")
-            store.check_contents(root)
-        return None, False
-    except UntrustedStoreError as exc:
-        return str(exc), True
-    except (StoreError, OSError) as exc:
-        return str(exc), False
 
 
 def snapshot_advice(problem: StoreError, snap: Path, root: Path, *, reading: bool, name: str | None = None) -> str:
@@ -275,7 +246,7 @@ class SnapshotVectors:
         self.problem: str | None = None
         self._stack: ExitStack | None = None
         self._store: Store | None = None
-        #: The file's contents when it is a vector file (the format since issue 31, item 7).
+        #: The file's contents when it is a vector file (the format written now; an older snapshot is SQLite).
         self._file: vector_file.VectorFile | None = None
 
     def _read_file(self) -> vector_file.VectorFile | None:

@@ -12,10 +12,10 @@ from typing import cast
 import apsw
 
 from hookgraph.store import faults
-from hookgraph.store.connection import connect
-from hookgraph.store.unusable import REBUILD, StoreError, UntrustedStoreError
+from hookgraph.store.connection import close_quietly, connect
 from hookgraph.store.database_files import check_no_links
-from hookgraph.store.schema import check_schema, check_version, migrate, user_version
+from hookgraph.store.schema import check_schema, check_version, migrate
+from hookgraph.store.unusable import REBUILD, StoreError, UntrustedStoreError
 from hookgraph.store.writes import StoreWrites
 
 #: Meta keys that change without the indexed content changing (the embedder's
@@ -64,20 +64,12 @@ class Store(StoreWrites):
                 self.db.execute("PRAGMA synchronous=NORMAL")
             migrate(self.db, path, readonly)
             self._check_vectors()
-        except apsw.Error as exc:
-            self._close_quietly()
-            raise StoreError.of(faults.diagnose(path, exc)) from None
-        except StoreError:
-            self._close_quietly()
-            raise
-
-    def _close_quietly(self) -> None:
-        if self._db is not None:
-            try:
-                self._db.close()
-            except apsw.Error:
-                pass
+        except (apsw.Error, StoreError) as exc:
+            close_quietly(self._db)
             self._db = None
+            if isinstance(exc, StoreError):
+                raise
+            raise StoreError.of(faults.diagnose(path, exc)) from None
 
     def close(self) -> None:
         if self._db is not None:
@@ -122,9 +114,6 @@ class Store(StoreWrites):
 
 
     # -- schema and contents ------------------------------------------------------
-
-    def _version(self) -> int:
-        return user_version(self.db)
 
     def _check_vectors(self) -> None:
         """Vectors recorded but their vec table gone: every semantic result would silently vanish."""

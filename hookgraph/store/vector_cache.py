@@ -34,6 +34,8 @@ from typing import Any
 
 import apsw
 
+from hookgraph.store.connection import close_quietly
+
 __all__ = ["CachedVector", "VectorCache", "repo_cache", "user_cache", "DEFAULT_USER_MB", "DEFAULT_REPO_MB"]
 
 CACHE_FILENAME = "vectors.db"
@@ -186,12 +188,8 @@ class VectorCache:
                 db.execute("SELECT type, name, sql FROM sqlite_master")}
 
     def close(self) -> None:
-        if self._db is not None:
-            try:
-                self._db.close()
-            except apsw.Error:
-                pass
-            self._db = None
+        close_quietly(self._db)
+        self._db = None
 
     # -- reads and writes ---------------------------------------------------------
 

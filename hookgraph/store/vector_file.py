@@ -7,7 +7,7 @@ windows, whether the text was cut after its last window, and the int8
 windows, plus the embedding recipe and model the vectors were made with
 (the model-change rule and the sampled check use them as hints).
 
-Why a flat file and not a SQLite copy of the index (issue 31, item 7): a
+Why a flat file and not a SQLite copy of the index: a
 ``VACUUM INTO`` of the whole index cost ~0.3 s a commit, and its pages
 moved with every write, so git's delta compression kept little: 55 KB of
 packed history per 3-function commit on a 2,200-unit project. Here records

@@ -50,23 +50,6 @@ class StoreWrites(StoreReads):
             self.db.executemany("DELETE FROM static_vectors WHERE unit_id = ?", ((i,) for i in ids))
         self.db.execute("DELETE FROM units WHERE path = ?", (path,))
 
-    def insert_unit(self, values: Sequence[Any], fts: Sequence[str], text_hash: bytes | None = None) -> int:
-        """Insert one unit (columns of UNIT_COLUMNS without id, plus vector_id) and its FTS row.
-
-        ``text_hash``: the key of the vector it waits for (``vector_id`` None).
-        """
-        self.db.execute(
-            "INSERT INTO units(path, kind, name, qualname, parent, start_line, end_line, language, "
-            "signature, docstring, vector_id, text_hash) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (*values, text_hash),
-        )
-        unit_id = int(self.db.last_insert_rowid())
-        self.db.execute(
-            "INSERT INTO fts_units(rowid, name, words, path, signature, docstring, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            (unit_id, *fts),
-        )
-        return unit_id
-
     def insert_units(self, rows: Sequence[Sequence[Any]], fts: Sequence[Sequence[str]]) -> list[int]:
         """Insert units (columns of UNIT_COLUMNS without id, plus vector_id and text_hash) and their FTS rows;
         returns their ids, in order.
@@ -306,11 +289,6 @@ class StoreWrites(StoreReads):
             )
         self.db.execute("UPDATE units SET vector_id = ?, text_hash = NULL WHERE text_hash = ?", (vid, text_hash))
         return self.db.changes()
-
-    def link_waiting_units(self, text_hash: bytes, vector_id: int) -> None:
-        """Units waiting for ``text_hash`` get the vector ``vector_id`` (it is known now)."""
-        self.db.execute("UPDATE units SET vector_id = ?, text_hash = NULL WHERE text_hash = ?", (vector_id, text_hash))
-        self.db.execute("DELETE FROM pending WHERE text_hash = ?", (text_hash,))
 
     def drop_unwanted_pending(self) -> int:
         """Forget queued texts no unit waits for any more (their file changed again or went away)."""

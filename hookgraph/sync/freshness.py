@@ -13,7 +13,6 @@ from pathlib import Path
 from hookgraph import git
 from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store
-from hookgraph.sync.target import read_target
 
 
 @dataclass
@@ -103,10 +102,6 @@ def against_head(root: Path, store: Store) -> Freshness:
 
 def against_index(root: Path, store: Store) -> list[str]:
     return diff_maps(store.file_map(), git.index_map(root))
-
-
-def against_worktree(root: Path, store: Store) -> list[str]:
-    return diff_maps(store.file_map(), read_target(root, "worktree").entries)
 
 
 def _parsed_by_this_parser(store: Store) -> bool:

@@ -72,7 +72,7 @@ TARGETS = {
     "post-commit": "head",
     "post-merge": "head",
     "post-rewrite": "head",
-    # `git am` commits each patch without post-commit; it runs post-applypatch after each one (issue 33).
+    # `git am` commits each patch without post-commit; it runs post-applypatch after each one.
     "post-applypatch": "head",
 }
 HOOK_NAMES = tuple(TARGETS)
@@ -325,7 +325,7 @@ def record_report(outcome: Outcome, report: SyncReport) -> None:
 
 
 #: Seconds the shared-mode pre-commit hook may embed so its snapshot carries the commit's vectors: none by
-#: default (issue 31, item 7). Loading the model and embedding a 3-function commit cost ~0.5 s of every
+#: default. Loading the model and embedding a 3-function commit cost ~0.5 s of every
 #: commit; the snapshot instead carries every vector already in the index, and the texts the background
 #: embedder fills in after this commit ride along with the next one (a teammate's embedder fills in the
 #: few that are missing meanwhile). ``[snapshot] embed_seconds`` buys complete snapshots per commit.

@@ -112,7 +112,8 @@ def hooks_dir_shared_by_others(root: Path) -> str | None:
 
     A ``core.hooksPath`` set globally (``~/.gitconfig``) or system-wide is one
     directory for every repository on the machine: hooks installed there run
-    in all of them, and removing them removes them for all (issue 33).
+    in all of them, and removing them removes them for all: installing there
+    needs ``--all-repositories`` (:func:`_check_hooks_dir`).
     """
     out = git.run(["config", "--show-origin", "--get", "core.hooksPath"], root, check=False)
     if not out.strip():

@@ -1,4 +1,4 @@
-"""Read and parse a sync's files on every core, and hand them back in order (issue 32).
+"""Read and parse a sync's files on every core, and hand them back in order.
 
 A first index (or a checkout that changes thousands of files) spends most of
 its time in tree-sitter and in the Python that walks its trees, per file and

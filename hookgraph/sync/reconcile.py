@@ -260,7 +260,7 @@ def _sync(
         report.skipped["unreadable"] += len(target.unreadable)
         report.warnings.append(unreadable_line(target.unreadable))
     path = database or db_path(root)
-    _ensure_dir(path.parent, report.warnings)
+    _ensure_dir(path.parent)
     with write_lock(path.parent, timeout=lock_timeout), _open(path, full, report) as store:
         if not full:
             store.check_contents()
@@ -360,7 +360,7 @@ def _sync(
 #: Compaction rule: VACUUM when at least this share of the file is free pages ...
 COMPACT_FREE_SHARE = 0.5
 #: ... and they are at least this many bytes. SQLite reuses free pages but never gives them back, so an index
-#: that lost most of its units (50,000 removed: still 26.9 MB, issue 33) stays that big; VACUUM rewrites the
+#: that lost most of its units (50,000 removed: still 26.9 MB) stays that big; VACUUM rewrites the
 #: file at about 50 MB/s here, so it only runs when it gives back megabytes, and only after a sync deleted.
 COMPACT_MIN_BYTES = 4 * 1024 * 1024
 
@@ -462,7 +462,7 @@ def _check_space(path: Path, changed_bytes: int, full: bool) -> None:
         raise StoreError.of(fault)
 
 
-def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
+def _ensure_dir(directory: Path) -> None:
     """Create ``.hookgraph/`` laid out for the repository's mode.
 
     Default mode: a ``.gitignore`` keeps it all out of git. Shared mode (see
@@ -472,7 +472,7 @@ def _ensure_dir(directory: Path, warnings: list[str] | None = None) -> None:
     """
     from hookgraph.store.snapshot import prepare_directory
 
-    prepare_directory(directory, warnings)
+    prepare_directory(directory)
 
 
 def _store_file(store: Store, path: str, entry: git.Entry, read: FileRead, embed: _VectorFinder,

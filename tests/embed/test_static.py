@@ -77,12 +77,12 @@ def test_every_unit_gets_its_static_vector_in_the_sync_and_loses_it_with_the_uni
     sync(root, read_target(root, "head"))
     with Store(db_path(root)) as store:
         units = store.integer("SELECT count(*) FROM units")
-        assert units >= 5 and store.static_vector_count() == units
+        assert units >= 5 and store.integer("SELECT count(*) FROM static_vectors") == units
     write_files(root, {"draw.py": "def draw_square(canvas, side):\n    canvas.rect(0, 0, side, side)\n"})
     commit_all(root)
     sync(root, read_target(root, "head"))
     with Store(db_path(root)) as store:
-        assert store.static_vector_count() == store.integer("SELECT count(*) FROM units")
+        assert store.integer("SELECT count(*) FROM static_vectors") == store.integer("SELECT count(*) FROM units")
         orphans = store.integer("SELECT count(*) FROM static_vectors WHERE unit_id NOT IN (SELECT id FROM units)")
         assert orphans == 0
 
@@ -108,7 +108,7 @@ def test_a_store_from_before_the_table_gets_its_static_vectors_at_the_next_sync(
         store.db.execute("DELETE FROM meta WHERE key = 'static_model'")
     sync(root, read_target(root, "head"))
     with Store(db_path(root)) as store:
-        assert store.static_vector_count() == store.integer("SELECT count(*) FROM units") > 0
+        assert store.integer("SELECT count(*) FROM static_vectors") == store.integer("SELECT count(*) FROM units") > 0
 
 
 def test_index_and_ask_from_the_command_line_use_static_vectors(tmp_path: Path) -> None:

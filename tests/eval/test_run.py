@@ -236,10 +236,10 @@ def test_a_set_override_of_a_re_exported_store_constant_reaches_the_code_that_re
     run.apply_overrides(["store.FTS_WEIGHTS=0,0,0,0,0,1"], embedder=None)  # type: ignore[arg-type]
     assert run.RECIPE_OVERRIDES == ["store.FTS_WEIGHTS=0,0,0,0,0,1"]
     with Store(tmp_path / "index.db", create=True) as store, store.transaction():
-        name_hit = store.insert_unit(("a.py", "function", "ledger", "ledger", None, 1, 2, "python", "", "", None),
-                                     ("ledger", "ledger", "a.py", "", "", "pass"))
-        body_hit = store.insert_unit(("b.py", "function", "other", "other", None, 1, 2, "python", "", "", None),
-                                     ("other", "other", "b.py", "", "", "ledger ledger"))
+        name_hit, body_hit = store.insert_units(
+            [("a.py", "function", "ledger", "ledger", None, 1, 2, "python", "", "", None, None),
+             ("b.py", "function", "other", "other", None, 1, 2, "python", "", "", None, None)],
+            [("ledger", "ledger", "a.py", "", "", "pass"), ("other", "other", "b.py", "", "", "ledger ledger")])
         # only the body column counts now: the unit named "ledger" scores nothing
         assert [uid for uid, score in store.fts_search("ledger", 10) if score > 0] == [body_hit]
         assert name_hit != body_hit
@@ -248,29 +248,31 @@ def test_a_set_override_of_a_re_exported_store_constant_reaches_the_code_that_re
 def test_a_set_override_of_a_search_constant_reaches_the_module_that_reads_it(monkeypatch: pytest.MonkeyPatch) -> None:
     """``--set search.CANDIDATES=...`` (eval/run.py and eval/filebench.py) changes what rank() reads.
 
-    hookgraph.search's face re-exports CANDIDATES from search/ranking.py and KEYWORD_BOOST from
-    search/boosts.py; filebench's ``--try`` puts them back afterwards, in every module.
+    hookgraph.search's face re-exports no constant: the override finds the module that assigns it
+    (CANDIDATES in search/ranking.py, KEYWORD_BOOST in search/boosts.py); filebench's ``--try`` puts
+    them back afterwards.
     """
     from eval import filebench
     from hookgraph import search as search_package
     from hookgraph.search import boosts, ranking
 
-    for module, name in ((search_package, "CANDIDATES"), (ranking, "CANDIDATES"),
-                         (search_package, "KEYWORD_BOOST"), (boosts, "KEYWORD_BOOST")):
+    for module, name in ((ranking, "CANDIDATES"), (boosts, "KEYWORD_BOOST")):
         monkeypatch.setattr(module, name, getattr(module, name))  # restored after the test
     monkeypatch.setattr(run, "RECIPE_OVERRIDES", [])
     shipped = ranking.CANDIDATES
     run.apply_overrides(["search.CANDIDATES=7"], embedder=None)  # type: ignore[arg-type]
-    assert (search_package.CANDIDATES, ranking.CANDIDATES) == (7, 7)
+    assert ranking.CANDIDATES == 7 and not hasattr(search_package, "CANDIDATES")
 
     boost = boosts.KEYWORD_BOOST
     config = ["search.CANDIDATES=3", "search.KEYWORD_BOOST=0.5"]
     saved = filebench.snapshot_constants(config)
     filebench.apply_sets(config)
-    assert (search_package.CANDIDATES, ranking.CANDIDATES, boosts.KEYWORD_BOOST) == (3, 3, 0.5)
+    assert (ranking.CANDIDATES, boosts.KEYWORD_BOOST) == (3, 0.5)
     filebench.restore_constants(saved)
-    assert (search_package.CANDIDATES, ranking.CANDIDATES, boosts.KEYWORD_BOOST) == (7, 7, boost)
+    assert (ranking.CANDIDATES, boosts.KEYWORD_BOOST) == (7, boost)
     assert shipped != 7
+    with pytest.raises(SystemExit, match="has no NO_SUCH_CONSTANT"):
+        run.parse_setting("search.NO_SUCH_CONSTANT=1")
 
 
 def test_the_no_embed_rule_is_part_of_an_index_recipe(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

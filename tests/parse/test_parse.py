@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 
 import hookgraph.parse as parse_module
+from hookgraph.parse.code import EDGE_KIND_OF_REFERENCE
 from hookgraph.parse.languages import REGISTRY, language_for_path, load_language
 from hookgraph.parse.scopes import _role
 from hookgraph.parse import parse_file
@@ -95,7 +96,7 @@ def test_query_captures_follow_the_convention():
             if role in ("def", "defname"):
                 assert kind in UNIT_KINDS, (lang, name)
             if role in ("refname", "ref", "refmodule"):
-                assert parse_module.EDGE_KIND_OF_REFERENCE[kind] in EDGE_KINDS, (lang, name)
+                assert EDGE_KIND_OF_REFERENCE[kind] in EDGE_KINDS, (lang, name)
 
 
 #: The modules of the parser (once all of parse/__init__.py): none of them may name a language.

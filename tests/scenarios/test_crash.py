@@ -142,6 +142,37 @@ def test_kill_9_during_index_leaves_previous_or_new_state(crash_repo: Path, embe
     assert budget.done >= 4
 
 
+def _snapshot_problem(path: Path, root: Path | None = None) -> tuple[str | None, bool]:
+    """Why the snapshot at ``path`` must not be used (one line, or None), and whether it is untrusted.
+
+    Untrusted: a symlink, planted SQL, or stored paths leaving the repository
+    (see :class:`hookgraph.store.Store`; with ``root``, also paths through a
+    symlink of that work tree). A snapshot is somebody else's data.
+    """
+    if path.is_symlink():
+        return f"{path}: is a symlink", True
+    from hookgraph.store import Store, StoreError, UntrustedStoreError, vector_file
+    from hookgraph.store.snapshot import current_schema
+
+    if vector_file.is_vector_file(path):
+        try:
+            vector_file.read(path)
+            return None, False
+        except vector_file.VectorFileError as exc:
+            return f"{path}: {exc}", True
+        except OSError as exc:
+            return f"{path}: cannot be read ({exc.strerror or exc})", False
+    try:
+        with current_schema(path) as readable, Store(readable, readonly=True) as store:
+            store.get_meta("model_sha256")
+            store.check_contents(root)
+        return None, False
+    except UntrustedStoreError as exc:
+        return str(exc), True
+    except (StoreError, OSError) as exc:
+        return str(exc), False
+
+
 def test_kill_9_during_a_shared_mode_pre_commit_hook(tmp_path: Path, embedder) -> None:
     """The hook that writes the working index, exports the snapshot and ``git add``s it."""
     from hookgraph.store import snapshot
@@ -169,7 +200,7 @@ def test_kill_9_during_a_shared_mode_pre_commit_hook(tmp_path: Path, embedder) -
         assert state in (prev, index_map)
         outcomes["previous" if state == prev else "new"] += 1
         snap = snapshot.snapshot_path(root)
-        problem, _ = snapshot.snapshot_problem(snap)
+        problem, _ = _snapshot_problem(snap)
         assert problem is None, problem  # the snapshot is whole: replaced atomically or not at all
         # the next hook completes; the commit carries a snapshot that describes it
         outcome = hooks.run_hook("pre-commit", cwd=root, embedder=embedder)
@@ -269,7 +300,8 @@ def test_ctrl_c_while_a_query_with_a_regex_is_built_is_an_interruption_not_an_in
 
     import tree_sitter
 
-    from hookgraph.parse.languages import _compile_query, load_language
+    from hookgraph.parse.languages import load_language
+    from hookgraph.parse.languages.loading import _compile_query
 
     language = load_language("python").ts_language
     alternatives = "|".join(f"w{i}x{i * 7}" for i in range(30000))  # a regex that takes a while to compile

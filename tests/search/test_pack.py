@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from hookgraph.search.pack import build_pack, estimate_tokens, render_pack
+from hookgraph.search.pack import build_pack, estimate_tokens
 from hookgraph.search import search
 from hookgraph.store import Store, db_path
 from tests.conftest import index_now, make_repo, run_cli
@@ -96,7 +96,7 @@ def test_pack_holds_the_answer_its_class_header_and_callee_signatures(shop_repo:
     signature = next(p for p in pieces if p.symbol == "round_cents")
     assert "def round_cents(amount):" in signature.code and "Round an amount to whole cents" in signature.code
     assert "int(abs(amount)" not in signature.code  # a signature, not the body
-    text = render_pack(pack)
+    text = pack.render()
     assert estimate_tokens(text) <= 400
 
 
@@ -120,7 +120,7 @@ def test_pack_never_exceeds_its_budget(shop_repo: Path, embedder, budget: int) -
     pack = _pack(shop_repo, embedder, budget)
     pieces = pack.pieces
     assert pieces, "even a small budget packs a cut answer"
-    assert estimate_tokens(render_pack(pack)) <= budget
+    assert estimate_tokens(pack.render()) <= budget
     assert pieces[0].symbol == "OrderBook.settle_invoice" or any(
         p.symbol == "OrderBook.settle_invoice" for p in pieces)
 

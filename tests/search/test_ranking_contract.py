@@ -1,4 +1,4 @@
-"""Issue 15's contract and rules on a small real repository: real git, real SQLite, the shipped model.
+"""The ranking contract and rules on a small real repository: real git, real SQLite, the shipped model.
 
 ``confidence`` and ``match`` (strong/weak, exit 1 and one line when weak),
 ``ask --files``, plain-word graph questions answered from the call graph, and
@@ -17,7 +17,7 @@ import hookgraph.search.files as files_module
 import hookgraph.search.question_weights as weights_module
 import hookgraph.search.ranking as ranking_module
 from hookgraph.search import answer_match, read_intent, search, search_files
-from hookgraph.search.intent import code_names, is_code_name
+from hookgraph.search.intent import is_code_name
 from hookgraph.search.paths import words_match
 from hookgraph.store import Store, db_path
 from tests.conftest import TINY_APP, index_now, make_repo, run_cli
@@ -215,7 +215,6 @@ def test_graph_question_intent_is_read_from_plain_words() -> None:
     assert read_intent("what does fetch_page depend on").direction == "callees"
     assert read_intent("what calls this?").kind == "question"  # "this" is English, not a name
     assert read_intent("retry").kind == "identifier"
-    assert code_names("why does parseHeaders drop empty values") == ("parseHeaders",)
     assert is_code_name("LZ4F_compress") and not is_code_name("Windows") and not is_code_name("retry")
 
 

@@ -14,13 +14,13 @@ from hookgraph.store import (
 )
 from hookgraph.parse.words import identifier_words
 from hookgraph.store.connection import load_vec
-from hookgraph.store.schema import vec_table_sql
+from hookgraph.store.schema import user_version, vec_table_sql
 
 
 def test_new_store_is_migrated_and_reopens(tmp_path: Path) -> None:
     path = tmp_path / ".hookgraph" / "index.db"
     with Store(path, create=True) as store:
-        assert store._version() == len(MIGRATIONS)
+        assert user_version(store.db) == len(MIGRATIONS)
         store.set_meta("k", "v")
     with Store(path) as store:
         assert store.get_meta("k") == "v"
@@ -60,8 +60,8 @@ def test_vectors_round_trip_and_orphans_are_collected(tmp_path: Path) -> None:
         with store.transaction():
             a = store.insert_vector(b"ha", np.array([1, 0, 0, 0], dtype=np.float32), "python")
             b = store.insert_vector(b"hb", np.array([0, 1, 0, 0], dtype=np.float32), "python")
-            store.insert_unit(("p.py", "function", "f", "f", None, 1, 2, "python", "def f()", "", a),
-                              ("f", "f", "p", "def f", "", "f"))
+            store.insert_units([("p.py", "function", "f", "f", None, 1, 2, "python", "def f()", "", a, None)],
+                               [("f", "f", "p", "def f", "", "f")])
         assert store.vector_ids([b"ha", b"hb", b"hc"]) == {b"ha": a, b"hb": b}
         assert store.knn(np.array([0.9, 0.1, 0, 0], dtype=np.float32), 2)[0][0] == a
         with store.transaction():
@@ -142,7 +142,7 @@ def test_schema_2_float_vectors_migrate_to_int8(tmp_path: Path) -> None:
     path = tmp_path / "index.db"
     _schema_2_store(path, vectors)
     with Store(path) as store:
-        assert store._version() == len(MIGRATIONS)
+        assert user_version(store.db) == len(MIGRATIONS)
         assert "int8[32]" in store.db.execute("SELECT sql FROM sqlite_master WHERE name = 'vec_units'").fetchall()[0][0]
         assert store.vector_dims() == 32
         rows = dict(store.db.execute("SELECT rowid, embedding FROM vec_units").fetchall())
@@ -236,7 +236,7 @@ def test_schema_3_store_migrates_to_the_current_schema_and_answers_as_before(tmp
     path = tmp_path / "index.db"
     ids = _schema_3_store(path, vectors)
     with Store(path) as store:
-        assert store._version() == len(MIGRATIONS) == SCHEMA_VERSION
+        assert user_version(store.db) == len(MIGRATIONS) == SCHEMA_VERSION
         assert store.pending_count() == 0  # schema 5: every migrated unit already has its vector
         # keys: 16 bytes, the one compose.text_hash computes now; windows keep "#<n>" after them
         f_key, g_key = text_hash(RECIPE, "f"), text_hash(RECIPE, "g")
@@ -290,7 +290,7 @@ def test_a_tampered_schema_is_refused(tmp_path: Path, tamper: str) -> None:
     path = tmp_path / "index.db"
     with Store(path, create=True) as store:
         store.ensure_vector_table(8)
-        assert store._version() == SCHEMA_VERSION
+        assert user_version(store.db) == SCHEMA_VERSION
     db = apsw.Connection(str(path))
     db.execute(tamper)
     db.close()

@@ -1,4 +1,4 @@
-; hookgraph query for Bash / POSIX shell. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Bash / POSIX shell. Capture convention: docs/languages.md
 
 ; ---------------------------------------------------------------- definitions
 

@@ -1,4 +1,4 @@
-; hookgraph query for C. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for C. Capture convention: docs/languages.md
 ; (cpp.scm repeats these patterns for C++'s grammar, which has the same node types.)
 
 ; ---------------------------------------------------------------- definitions

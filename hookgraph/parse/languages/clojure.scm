@@ -1,5 +1,5 @@
 ; hookgraph query for Clojure (.clj, .cljs, .cljc, .edn). Capture convention:
-; hookgraph/parse/languages/__init__.py
+; docs/languages.md
 ;
 ; Everything is a list, so definitions are lists whose head is a def form:
 ; defn / defn- / defmacro / defmulti / defmethod and (def name (fn ...)) are

@@ -1,4 +1,4 @@
-; hookgraph query for C++. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for C++. Capture convention: docs/languages.md
 ; Namespaces qualify (net::Client::send) without being units; a method defined
 ; out of line (void Client::send() {}) is qualified by its written scope.
 

@@ -1,4 +1,4 @@
-; hookgraph query for C#. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for C#. Capture convention: docs/languages.md
 ; Namespace.Class.Method: namespaces (block or file-scoped) qualify without being units.
 
 ; ---------------------------------------------------------------- definitions

@@ -1,4 +1,4 @@
-; hookgraph query for Dart. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Dart. Capture convention: docs/languages.md
 ;
 ; The grammar writes a function or method as a signature node followed by a
 ; sibling function_body; both are captured as the definition, so the unit runs

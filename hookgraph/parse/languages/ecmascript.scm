@@ -1,6 +1,6 @@
 ; hookgraph query shared by JavaScript, TypeScript and TSX: the patterns whose node
 ; types the three grammars have in common. Each language adds its own file after this
-; one (languages.json lists both). Capture convention: hookgraph/languages/__init__.py
+; one (languages.json lists both). Capture convention: docs/languages.md
 
 ; ---------------------------------------------------------------- definitions
 

@@ -1,4 +1,4 @@
-; hookgraph query for Elixir. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Elixir. Capture convention: docs/languages.md
 ; Everything is a call: `defmodule`, `def` and friends are told apart by their target's name.
 ; Modules nest with "." (Plug.Conn.Utils.Inner); `defimpl Size, for: BitString` is Size.BitString.
 

@@ -1,4 +1,4 @@
-; hookgraph query for Erlang. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Erlang. Capture convention: docs/languages.md
 ; The module is the file: `-module(foo).` prefixes its functions as Erlang writes a
 ; remote call, foo:bar. Each clause group tree-sitter reports is one unit.
 

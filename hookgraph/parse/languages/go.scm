@@ -1,4 +1,4 @@
-; hookgraph query for Go. Capture convention: hookgraph/languages/__init__.py
+; hookgraph query for Go. Capture convention: docs/languages.md
 
 ; ---------------------------------------------------------------- definitions
 

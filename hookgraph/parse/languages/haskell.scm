@@ -1,4 +1,4 @@
-; hookgraph query for Haskell. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Haskell. Capture convention: docs/languages.md
 ;
 ; A function is its type signature and its equations, which the grammar keeps as
 ; sibling nodes: languages.json sets join_clauses, so adjacent definitions of

@@ -1,4 +1,4 @@
-; hookgraph query for Java. Capture convention: hookgraph/languages/__init__.py
+; hookgraph query for Java. Capture convention: docs/languages.md
 
 ; ---------------------------------------------------------------- definitions
 

@@ -1,5 +1,5 @@
 ; hookgraph query for JavaScript (and JSX), after ecmascript.scm, which holds the
-; patterns JavaScript shares with TypeScript. Capture convention: hookgraph/languages/__init__.py
+; patterns JavaScript shares with TypeScript. Capture convention: docs/languages.md
 
 ; ---------------------------------------------------------------- definitions
 

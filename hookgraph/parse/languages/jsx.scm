@@ -1,5 +1,5 @@
 ; hookgraph query additions for JSX (javascript and tsx grammars).
-; Capture convention: hookgraph/languages/__init__.py
+; Capture convention: docs/languages.md
 
 ; rendering a component is calling it: <TodoItem ... /> and <ui.Button>...</ui.Button>
 ; (lower-case names are HTML elements, not calls)

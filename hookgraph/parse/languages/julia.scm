@@ -1,4 +1,4 @@
-; hookgraph query for Julia. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Julia. Capture convention: docs/languages.md
 ; Modules nest with "." (Shapes.Inner.f); methods are functions of their module (multiple dispatch).
 
 ; ---------------------------------------------------------------- definitions

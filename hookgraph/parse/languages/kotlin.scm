@@ -1,4 +1,4 @@
-; hookgraph query for Kotlin. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Kotlin. Capture convention: docs/languages.md
 ;
 ; The grammar has one class_declaration for classes, interfaces and enum classes
 ; (told apart by their keyword). When several patterns match one node the first

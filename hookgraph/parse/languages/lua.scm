@@ -1,4 +1,4 @@
-; hookgraph query for Lua. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Lua. Capture convention: docs/languages.md
 ; A function stored in a table is a method of that table: `function M.f()` and
 ; `function Class:method()` are `M.f` and `Class.method` (Lua's own dotted form).
 

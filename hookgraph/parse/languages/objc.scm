@@ -1,4 +1,4 @@
-; hookgraph query for Objective-C. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Objective-C. Capture convention: docs/languages.md
 ; A method is Class.selector's first keyword: -[CDVDevice getDeviceInfo:] is
 ; CDVDevice.getDeviceInfo, -[Foo setObject:forKey:] is Foo.setObject (the
 ; signature shows the whole selector); calls are named the same way.

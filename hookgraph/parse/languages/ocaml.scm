@@ -1,5 +1,5 @@
 ; hookgraph query for OCaml (.ml; .mli interfaces too). Capture convention:
-; hookgraph/parse/languages/__init__.py
+; docs/languages.md
 ;
 ; Units: functions (a let binding with parameters, or bound to fun/function),
 ; modules and functors (kind module: their definitions are prefixed M.f),

@@ -1,4 +1,4 @@
-; hookgraph query for Perl. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Perl. Capture convention: docs/languages.md
 ; `package Foo::Bar;` applies to the rest of its block or file: subs after it are Foo::Bar::name.
 
 ; ---------------------------------------------------------------- namespaces

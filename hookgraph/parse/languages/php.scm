@@ -1,4 +1,4 @@
-; hookgraph query for PHP. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for PHP. Capture convention: docs/languages.md
 ; Qualified names: namespace parts joined by "\", members by "::" (Foo\Bar::baz).
 
 ; ---------------------------------------------------------------- namespaces

@@ -1,4 +1,4 @@
-; hookgraph query for Python. Capture convention: hookgraph/languages/__init__.py
+; hookgraph query for Python. Capture convention: docs/languages.md
 
 ; ---------------------------------------------------------------- definitions
 

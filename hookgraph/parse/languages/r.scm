@@ -1,4 +1,4 @@
-; hookgraph query for R. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for R. Capture convention: docs/languages.md
 ; Functions are assignments: name <- function(...), name = function(...), name <<- function(...).
 ; Members join with "$" as R writes them (Stack$push); a dot is part of an R name (as.logical).
 

@@ -1,4 +1,4 @@
-; hookgraph query for Ruby. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Ruby. Capture convention: docs/languages.md
 ; Qualified names nest with "::" (Retriable::Config::build); `def self.x` is a method of its class.
 
 ; ---------------------------------------------------------------- definitions

@@ -1,4 +1,4 @@
-; hookgraph query for Rust. Capture convention: hookgraph/languages/__init__.py
+; hookgraph query for Rust. Capture convention: docs/languages.md
 
 ; ---------------------------------------------------------------- definitions
 

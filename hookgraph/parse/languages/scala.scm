@@ -1,4 +1,4 @@
-; hookgraph query for Scala 2 and 3. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Scala 2 and 3. Capture convention: docs/languages.md
 
 ; ---------------------------------------------------------------- definitions
 

@@ -1,5 +1,5 @@
 ; hookgraph query for SQL (PostgreSQL-flavoured: the tree-sitter-sql grammar).
-; Capture convention: hookgraph/parse/languages/__init__.py
+; Capture convention: docs/languages.md
 ;
 ; Units: CREATE TABLE (kind table), CREATE [MATERIALIZED] VIEW (view),
 ; CREATE FUNCTION and CREATE TRIGGER (function), CREATE TYPE ... AS ENUM (enum)

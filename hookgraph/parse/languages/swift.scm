@@ -1,4 +1,4 @@
-; hookgraph query for Swift. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Swift. Capture convention: docs/languages.md
 ;
 ; The grammar has one class_declaration for class, struct, enum, actor and
 ; extension, told apart by its declaration_kind keyword.

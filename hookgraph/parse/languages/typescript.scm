@@ -1,6 +1,6 @@
 ; hookgraph query for TypeScript (also compiled against the tsx grammar), after
 ; ecmascript.scm, which holds the patterns TypeScript shares with JavaScript.
-; Capture convention: hookgraph/languages/__init__.py
+; Capture convention: docs/languages.md
 
 ; ---------------------------------------------------------------- definitions
 

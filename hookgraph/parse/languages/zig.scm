@@ -1,4 +1,4 @@
-; hookgraph query for Zig. Capture convention: hookgraph/parse/languages/__init__.py
+; hookgraph query for Zig. Capture convention: docs/languages.md
 ;
 ; Zig has no inheritance; a type is a constant bound to a container:
 ; const BufMap = struct { ... }, and its functions are its methods.
