@@ -103,6 +103,16 @@ def precompile() -> None:
     compileall.compile_dir(str(REPO / "hookgraph"), quiet=1)
 
 
+def baseline_code(rev: str, where: Path) -> Path:
+    """``rev``'s tree unpacked in ``where`` (made here) and byte-compiled: the side a side-by-side benchmark
+    runs through ``PYTHONPATH`` against this checkout."""
+    where.mkdir(parents=True)
+    archive = subprocess.run(["git", "archive", rev], cwd=REPO, check=True, capture_output=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(where)], input=archive, check=True)
+    subprocess.run([PYTHON, "-m", "compileall", "-q", str(where / "hookgraph")], check=True, capture_output=True)
+    return where
+
+
 def load() -> str:
     return " ".join(f"{x:.1f}" for x in os.getloadavg())
 

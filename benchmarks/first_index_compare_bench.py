@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import argparse
 import shutil
-import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import PYTHON, REPO, load, machine, machine_line, measured, median, precompile, write_section  # noqa: E402
+from _common import PYTHON, REPO, baseline_code, load, machine, machine_line, measured, median, precompile, write_section  # noqa: E402
 from parallel_parse_bench import fresh_copy  # noqa: E402
 
 BENCH = Path("/work/bench/repos")
@@ -48,11 +47,7 @@ def main() -> None:
     load_before = load()
     precompile()
     work = Path(tempfile.mkdtemp(prefix="hookgraph-first-index-"))
-    old = work / "baseline"
-    old.mkdir()
-    archive = subprocess.run(["git", "archive", args.baseline], cwd=REPO, check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
-    subprocess.run([PYTHON, "-m", "compileall", "-q", str(old / "hookgraph")], check=True, capture_output=True)
+    old = baseline_code(args.baseline, work / "baseline")
     codes = {"baseline": old, "this": REPO}
     repos = {(name, project): fresh_copy(BENCH / project, work / name / project)
              for name in codes for project in args.repos}

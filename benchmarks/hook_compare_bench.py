@@ -19,7 +19,7 @@ import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import PYTHON, REPO, env, git, load, machine, machine_line, median, precompile, write_section  # noqa: E402
+from _common import PYTHON, REPO, baseline_code, env, git, load, machine, machine_line, median, precompile, write_section  # noqa: E402
 from parallel_parse_bench import TOKIO, fresh_copy  # noqa: E402
 
 EDITED = ("tokio/src/lib.rs", "tokio/src/io/mod.rs", "tokio/src/net/mod.rs")
@@ -43,11 +43,7 @@ def main() -> None:
     load_before = load()
     precompile()
     work = Path(tempfile.mkdtemp(prefix="hookgraph-hooks-"))
-    old = work / "baseline"
-    old.mkdir()
-    archive = subprocess.run(["git", "archive", args.baseline], cwd=REPO, check=True, capture_output=True).stdout
-    subprocess.run(["tar", "-x", "-C", str(old)], input=archive, check=True)
-    subprocess.run([PYTHON, "-m", "compileall", "-q", str(old / "hookgraph")], check=True, capture_output=True)
+    old = baseline_code(args.baseline, work / "baseline")
     codes = {"baseline": old, "this": REPO}
     repos = {}
     for name, code in codes.items():
