@@ -2,7 +2,7 @@
 
     python -m eval.run                       # every project, hybrid + both baselines, recorded
     python -m eval.run --project flask --no-record --misses
-    python -m eval.run --set search.FUSION=rrf --note "RRF instead of weighted"
+    python -m eval.run --set search.LEXICAL_WEIGHT=0.5 --note "lexical 0.5 instead of 0.4"
     python -m eval.run --project lz4 --model other.gguf --no-record   # another embedding model, its own index
 
 What it does, per project in ``eval/projects.json``:
@@ -1047,7 +1047,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--project", action="append", help="only this project (repeatable)")
     parser.add_argument("--kind", action="append", choices=ALL_KINDS, help="only this kind (repeatable)")
     parser.add_argument("--set", dest="settings", action="append", default=[], metavar="MODULE.NAME=VALUE",
-                        help="override a ranking constant, e.g. search.FUSION=rrf; query_instruction=TEXT")
+                        help="override a ranking constant, e.g. search.LEXICAL_WEIGHT=0.5; query_instruction=TEXT")
     parser.add_argument("--note", default="", help="what this run tries (recorded)")
     parser.add_argument("--no-record", action="store_true", help="do not append to eval/RESULTS.md")
     parser.add_argument("--misses", action="store_true", help="print the questions hybrid misses at 5")

@@ -50,15 +50,10 @@ CANDIDATES = 100
 #: the question's words pass the code that does the work (tests/search/test_ranking*.py); none at all would bury
 #: a one-liner asked about in its own words.
 NO_EMBED_MEANING = 0.5
-#: How the two lists are fused: "weighted" (normalised scores) or "rrf" (reciprocal ranks).
-FUSION = "weighted"
-#: Reciprocal rank fusion constant (the usual 60 flattens a short list too much).
-RRF_K = 20
-#: Weights of the normalised-score fusion (one reference design's 0.4 / 0.6).
+#: Weights of the fusion, each list's scores as a share of its best (one reference design's 0.4 / 0.6;
+#: reciprocal rank fusion and min-max scaling of the similarities were worse: eval/RESULTS.md).
 LEXICAL_WEIGHT = 0.4
 SEMANTIC_WEIGHT = 0.6
-#: How semantic similarities are put on a 0..1 scale: "minmax" over the candidates, or "max" (share of the best).
-SEMANTIC_NORM = "max"
 #: How deep the full-text list is read to give semantic candidates their
 #: BM25 score; below this rank a unit's share of the best is negligible, and
 #: reading every match of a common word costs ~30 ms at 100,000 units.
@@ -125,7 +120,6 @@ def search(
     embedder: Embedder | None = None,
     path_glob: str | None = None,
     language: str | None = None,
-    fusion: str | None = None,
     use_graph: bool = True,
     kinds: KindFilter | None = None,
 ) -> list[Result]:
@@ -136,7 +130,7 @@ def search(
     ``kinds``: only units of those kinds (:mod:`hookgraph.search.kinds`).
     """
     return rank(store, query, depth=top, embedder=embedder, path_glob=path_glob, language=language,
-                fusion=fusion, use_graph=use_graph, kinds=kinds)[:top]
+                use_graph=use_graph, kinds=kinds)[:top]
 
 
 def search_files(
@@ -166,10 +160,10 @@ def search_files(
 
     def ranked(weights: tuple[float, float], with_confidence: bool = False) -> list[Result]:
         return _ranked(store, query, found, depth=FILES_DEPTH, embedder=embedder, path_glob=path_glob,
-                       language=language, fusion=FUSION, weights=weights, with_confidence=with_confidence)
+                       language=language, weights=weights, with_confidence=with_confidence)
 
     results = ranked(_weights(found.intent), with_confidence=True)
-    by_each_half = FILES_BY_EACH_HALF and question and found.query_vector is not None and FUSION == "weighted"
+    by_each_half = FILES_BY_EACH_HALF and question and found.query_vector is not None
     tests_asked = found.tests_asked
     if by_each_half:
         files = fuse_file_rankings(
@@ -200,7 +194,6 @@ def rank(
     embedder: Embedder | None = None,
     path_glob: str | None = None,
     language: str | None = None,
-    fusion: str | None = None,
     use_graph: bool = True,
     for_files: bool = False,
     kinds: KindFilter | None = None,
@@ -212,7 +205,7 @@ def rank(
     """
     found = _gather(store, query, embedder, path_glob, language, for_files, kinds)
     return _ranked(store, query, found, depth=depth, embedder=embedder, path_glob=path_glob, language=language,
-                   fusion=fusion or FUSION, weights=_weights(found.intent), use_graph=use_graph)
+                   weights=_weights(found.intent), use_graph=use_graph)
 
 
 @dataclass
@@ -320,7 +313,6 @@ def _ranked(
     embedder: Embedder | None,
     path_glob: str | None,
     language: str | None,
-    fusion: str,
     weights: tuple[float, float],
     use_graph: bool = True,
     with_confidence: bool = True,
@@ -335,7 +327,7 @@ def _ranked(
     question = intent.kind != "identifier"
     candidates = CANDIDATES
     results: dict[int, Result] = {}
-    _fuse(results, units, lexical, semantic, fusion, impute=query_vector is not None, weights=weights,
+    _fuse(results, units, lexical, semantic, impute=query_vector is not None, weights=weights,
           never_embedded=found.never_embedded, static=found.static)
     for uid in exact_ids:
         if uid in keep:
@@ -476,7 +468,6 @@ def _fuse(
     units: dict[int, UnitRow],
     lexical: list[tuple[int, float]],
     semantic: list[tuple[int, float]],
-    fusion: str,
     impute: bool = False,
     weights: tuple[float, float] | None = None,
     never_embedded: set[int] | frozenset[int] = frozenset(),
@@ -487,21 +478,6 @@ def _fuse(
     ``impute``: a lexical candidate with no semantic score
     (its vector is still being embedded, or the no-embed rule gave it none: see
     :mod:`hookgraph.embed.no_embed`) gets its lexical share for the semantic half too."""
-    if fusion == "rrf":
-        for rank, (uid, score) in enumerate(lexical):
-            r = results.setdefault(uid, Result(units[uid]))
-            r.lexical = score
-            r.score += 1.0 / (RRF_K + rank + 1)
-        for rank, (uid, sim) in enumerate(semantic):
-            r = results.setdefault(uid, Result(units[uid]))
-            r.semantic = sim
-            r.score += 1.0 / (RRF_K + rank + 1)
-        # Put RRF on the same 0..1-ish scale as the boosts.
-        for r in results.values():
-            r.score *= RRF_K / 2
-        return
-    if fusion != "weighted":
-        raise ValueError(f"unknown fusion {fusion!r}")
     lexical_weight, semantic_weight = weights or (LEXICAL_WEIGHT, SEMANTIC_WEIGHT)
     best_lexical = max((s for _, s in lexical), default=0.0) or 1.0
     for uid, score in lexical:
@@ -517,12 +493,11 @@ def _fuse(
 
     if semantic:
         sims = [s for _, s in semantic]
-        floor = min(sims) if SEMANTIC_NORM == "minmax" else 0.0
-        spread = (max(sims) - floor) or 1.0
+        spread = max(sims) or 1.0
         for uid, sim in semantic:
             r = results.setdefault(uid, Result(units[uid]))
             r.semantic = sim
-            r.score += semantic_weight * ((sim - floor) / spread)
+            r.score += semantic_weight * (sim / spread)
     with_meaning = {uid for uid, _ in semantic}
     if static:
         for uid in static:
