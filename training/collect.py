@@ -97,10 +97,30 @@ def _apt_options(root: Path) -> list[str]:
             "-oDebug::NoLocking=1"]
 
 
+def _debian_source_spec(source: Source, apt: list[str]) -> str:
+    """``package=debian-version`` for ``apt-get source``. The pin records the upstream version read from the
+    tarball's name (``1.2.13.dfsg``), which apt does not take: the Debian version around it (``1:1.2.13.dfsg-1``)
+    is looked up in the source index. The archive's sha256 is checked after the download either way."""
+    if not source.version:
+        return source.package
+    shown = subprocess.run(["apt-cache", *apt, "showsrc", source.package], check=False, capture_output=True,
+                           text=True, timeout=600).stdout
+    versions = [line.split(" ", 1)[1].strip() for line in shown.splitlines() if line.startswith("Version: ")]
+    return f"{source.package}={debian_version_of(source.version, versions) or source.version}"
+
+
+def debian_version_of(upstream: str, versions: list[str]) -> str | None:
+    """The Debian version among ``versions`` whose upstream part (no epoch, no Debian revision) is ``upstream``."""
+    for debian in versions:
+        if debian == upstream or debian.split(":", 1)[-1].rsplit("-", 1)[0] == upstream:
+            return debian
+    return None
+
+
 def _debian_download(source: Source, folder: Path, apt: list[str]) -> Path:
     """The source package's upstream tarball (the orig, or a native package's one tarball)."""
     folder.mkdir(parents=True, exist_ok=True)
-    spec = f"{source.package}={source.version}" if source.version else source.package
+    spec = _debian_source_spec(source, apt)
     subprocess.run(["apt-get", *apt, "source", "--download-only", spec], cwd=folder, check=True,
                    capture_output=True, timeout=600)
     tars = sorted(p for p in folder.iterdir() if ".tar." in p.name and ".debian.tar." not in p.name
@@ -115,7 +135,8 @@ def _debian_download(source: Source, folder: Path, apt: list[str]) -> Path:
 def _deb_download(source: Source, folder: Path) -> Path:
     """A Debian binary package (``-dev`` and library packages carry their language's source files)."""
     folder.mkdir(parents=True, exist_ok=True)
-    spec = f"{source.package}={source.version}" if source.version else source.package
+    # The pinned version comes from the .deb's file name, where apt writes an epoch's ':' as '%3a'.
+    spec = f"{source.package}={urllib.parse.unquote(source.version)}" if source.version else source.package
     subprocess.run(["apt-get", "-qq", "download", spec], cwd=folder, check=True, capture_output=True, timeout=600)
     found = sorted(folder.glob(f"{source.package}_*.deb"), key=lambda p: p.stat().st_mtime)
     if not found:
