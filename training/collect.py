@@ -415,7 +415,9 @@ def cmd_pairs(data: Path, jobs: int) -> int:
     total = 0
     by_lang: dict[str, int] = {}
     with open(out, "w", encoding="utf-8") as handle, multiprocessing.Pool(jobs) as pool:
-        for package, pairs in pool.imap_unordered(_pairs_of, [(s, str(data)) for s in sources]):
+        # In the manifest's order, not as the workers finish: the file (and the table trained on it) is the
+        # same on every run.
+        for package, pairs in pool.imap(_pairs_of, [(s, str(data)) for s in sources]):
             for pair in pairs:
                 handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
                 by_lang[pair["lang"]] = by_lang.get(pair["lang"], 0) + 1
