@@ -492,12 +492,11 @@ def _fuse(
         return None if sim is None or best_static <= 0.0 else max(sim, 0.0) / best_static
 
     if semantic:
-        sims = [s for _, s in semantic]
-        spread = max(sims) or 1.0
+        best_semantic = max(s for _, s in semantic) or 1.0
         for uid, sim in semantic:
             r = results.setdefault(uid, Result(units[uid]))
             r.semantic = sim
-            r.score += semantic_weight * (sim / spread)
+            r.score += semantic_weight * (sim / best_semantic)
     with_meaning = {uid for uid, _ in semantic}
     if static:
         for uid in static:

@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import json
-from urllib.parse import unquote
-
-from training.collect import SOURCES, debian_version_of
+from training.collect import Source, debian_version_of, deb_spec, load_sources
 
 #: Versions as bookworm's source index lists them (``apt-cache showsrc``).
 ZLIB = ["1:1.2.13.dfsg-1"]
@@ -20,11 +17,12 @@ def test_a_source_package_is_found_by_the_upstream_version_its_tarball_was_pinne
     assert debian_version_of("1.2.12", ZLIB) is None  # not in the index: apt is asked as pinned and says so
 
 
-def test_every_pinned_binary_package_version_is_one_apt_takes_once_unquoted() -> None:
+def test_a_binary_package_with_an_epoch_is_asked_for_as_apt_writes_its_version() -> None:
     """The pin read a .deb's version from its file name, where apt writes an epoch's ':' as '%3a'."""
-    debs = [s for s in json.loads(SOURCES.read_text())["sources"] if s["registry"] == "deb"]
-    with_epoch = [s for s in debs if "%3a" in s["version"]]
-    assert with_epoch, "the manifest pins packages with an epoch; this test guards how they are asked for"
+    debs = [s for s in load_sources() if s.registry == "deb"]
+    fasthttp = next(s for s in debs if s.package == "golang-github-valyala-fasthttp-dev")
+    assert fasthttp.version == "1%3a1.31.0-4"  # as pinned
+    assert deb_spec(fasthttp) == "golang-github-valyala-fasthttp-dev=1:1.31.0-4"
     for source in debs:
-        version = unquote(source["version"])
-        assert "%" not in version and version.count(":") <= 1, source
+        assert "%" not in deb_spec(source), source
+    assert deb_spec(Source(registry="deb", package="libfoo-dev", language="c", version="")) == "libfoo-dev"
