@@ -132,12 +132,16 @@ def _debian_download(source: Source, folder: Path, apt: list[str]) -> Path:
     return chosen[0]
 
 
+def deb_spec(source: Source) -> str:
+    """``package=version`` for ``apt-get download``. The pinned version comes from the .deb's file name, where
+    apt writes an epoch's ':' as '%3a'."""
+    return f"{source.package}={urllib.parse.unquote(source.version)}" if source.version else source.package
+
+
 def _deb_download(source: Source, folder: Path) -> Path:
     """A Debian binary package (``-dev`` and library packages carry their language's source files)."""
     folder.mkdir(parents=True, exist_ok=True)
-    # The pinned version comes from the .deb's file name, where apt writes an epoch's ':' as '%3a'.
-    spec = f"{source.package}={urllib.parse.unquote(source.version)}" if source.version else source.package
-    subprocess.run(["apt-get", "-qq", "download", spec], cwd=folder, check=True, capture_output=True, timeout=600)
+    subprocess.run(["apt-get", "-qq", "download", deb_spec(source)], cwd=folder, check=True, capture_output=True, timeout=600)
     found = sorted(folder.glob(f"{source.package}_*.deb"), key=lambda p: p.stat().st_mtime)
     if not found:
         raise RuntimeError(f"apt-get download left no {source.package}_*.deb")
