@@ -35,7 +35,7 @@ from typing import Any
 import numpy as np
 
 from training.collect import DEFAULT_DATA
-from training.train import HELD_OUT_SHARE, SEED, load_pairs, log
+from training.train import HELD_OUT_SHARE, SEED, contrastive_step, load_pairs, log
 
 SOURCE = Path(__file__).resolve().parent.parent / "hookgraph" / "models" / "all-MiniLM-L6-v2.q8_0.gguf"
 #: ``general.name`` of the result: still contains "all-minilm", so hookgraph's MiniLM preset
@@ -154,14 +154,7 @@ def finetune(model: Any, tokenizer: Any, train: list[dict[str, str]], steps: int
             group["lr"] = LR * min(1.0, (step + 1) / WARMUP)
         q = embed(model, tokenizer, [p["q"] for p in chunk], QUERY_TOKENS)
         d = embed(model, tokenizer, [p["d"] for p in chunk], CODE_TOKENS)
-        logits = q @ d.T * SCALE
-        target = torch.arange(len(chunk))
-        loss = (torch.nn.functional.cross_entropy(logits, target)
-                + torch.nn.functional.cross_entropy(logits.T, target)) / 2
-        optimizer.zero_grad()
-        loss.backward()
-        optimizer.step()
-        losses.append(float(loss.detach()))
+        losses.append(contrastive_step(optimizer, q @ d.T * SCALE))
         if (step + 1) % 50 == 0:
             log(f"step {step + 1}/{steps}: loss {np.mean(losses[-50:]):.3f} ({time.monotonic() - started:.0f} s)")
 
@@ -206,9 +199,9 @@ def main(argv: list[str] | None = None) -> int:
     log(f"held-out recall@1 among {EVAL_BATCH}: {recall_at_1(model, tokenizer, held):.3f} before")
     finetune(model, tokenizer, train, args.steps)
     log(f"held-out recall@1 among {EVAL_BATCH}: {recall_at_1(model, tokenizer, held):.3f} after")
-    folder = args.data / NAME
-    write_folder(model, vocab, config, folder)
     out = args.out or args.data / f"{NAME}.q8_0.gguf"
+    folder = out.parent / NAME  # the sentence-transformers folder, beside the GGUF made from it
+    write_folder(model, vocab, config, folder)
     convert(folder, out, "q8_0", name=NAME)
     log(f"wrote {out}")
     return 0

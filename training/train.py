@@ -126,6 +126,22 @@ def encode(tokens: list[str], index: dict[str, int]) -> list[int]:
     return [index[t] for t in tokens if t in index]
 
 
+def contrastive_step(optimizer: Any, logits: Any) -> float:
+    """One step of the symmetric in-batch loss: row i's right column is i, and column i's right row is i.
+
+    ``logits`` are a batch's descriptions against its code, already divided by the temperature; returns the loss.
+    """
+    import torch
+
+    target = torch.arange(logits.shape[0])
+    loss = (torch.nn.functional.cross_entropy(logits, target)
+            + torch.nn.functional.cross_entropy(logits.T, target)) / 2
+    optimizer.zero_grad()
+    loss.backward()
+    optimizer.step()
+    return float(loss.detach())
+
+
 def train(pairs: list[dict[str, str]], init: np.ndarray | None, words: list[str], args: Any) -> np.ndarray:
     import torch
 
@@ -179,14 +195,7 @@ def train(pairs: list[dict[str, str]], init: np.ndarray | None, words: list[str]
             chunk = train_set[start:start + args.batch]
             q = vectors([c[0] for c in chunk])
             d = vectors([c[1] for c in chunk])
-            logits = q @ d.T / TEMPERATURE
-            target = torch.arange(len(chunk))
-            loss = (torch.nn.functional.cross_entropy(logits, target)
-                    + torch.nn.functional.cross_entropy(logits.T, target)) / 2
-            optimizer.zero_grad()
-            loss.backward()
-            optimizer.step()
-            losses.append(float(loss.detach()))
+            losses.append(contrastive_step(optimizer, q @ d.T / TEMPERATURE))
         log(f"epoch {epoch + 1}: loss {np.mean(losses):.3f}, held-out recall@1 {recall_at_1():.3f} "
             f"({time.monotonic() - started:.0f} s)")
     return emb.weight.detach().numpy().astype(np.float32)
