@@ -343,6 +343,13 @@ def start_warm(root: Path) -> bool:
         return False
 
 
+#: Every worker this process started. The worker runs on after us, detached; a dropped ``Popen`` is finalised
+#: at once, and a Ctrl-C landing in that finaliser is swallowed and printed as a traceback ("Exception ignored
+#: in Popen.__del__") while the command carries on. Held here, the finaliser runs only as Python exits, when
+#: Ctrl-C no longer raises (:mod:`hookgraph.cli.startup`'s handler is back).
+_SPAWNED: list[subprocess.Popen[bytes]] = []
+
+
 def _spawn(root: Path, *, warm: bool = False) -> None:
     from hookgraph.git import no_git_env
 
@@ -351,8 +358,9 @@ def _spawn(root: Path, *, warm: bool = False) -> None:
     if warm:
         env[WARM_ENV] = "1"
     log = _home(root) / LOG_FILE
+    _SPAWNED[:] = [proc for proc in _SPAWNED if proc.poll() is None]  # reap the ones done (a long-lived ``mcp``)
     with open(os.devnull, "rb") as devnull_in, open(log, "ab") as err:
-        subprocess.Popen(
+        _SPAWNED.append(subprocess.Popen(
             [sys.executable, "-m", "hookgraph.embed.worker", str(root)],
             cwd=str(root),
             env=env,
@@ -361,7 +369,7 @@ def _spawn(root: Path, *, warm: bool = False) -> None:
             stderr=err,
             start_new_session=True,
             close_fds=True,
-        )
+        ))
 
 
 # -- the worker -----------------------------------------------------------------------
