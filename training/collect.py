@@ -3,6 +3,7 @@
     python -m training.collect pin   [--data DIR]   # resolve packages.txt -> sources.json (versions, sha256)
     python -m training.collect fetch [--data DIR]   # download exactly sources.json's archives, check each sha256
     python -m training.collect pairs [--data DIR]   # parse them with hookgraph's parser -> DIR/pairs.jsonl
+                                                    #   (and DIR/file-pairs.jsonl: see ``file`` below)
 
 Sources are PyPI source distributions, npm tarballs and Debian source packages (bookworm), the
 registries this project's machines reach. Each is refused when ``exclude.txt`` names it
@@ -12,7 +13,11 @@ A pair is what a question and its answer look like at search time:
 - ``doc``: a unit's doc comment or docstring (first paragraph, parameter lists dropped) against the
   unit's embedded text (:func:`hookgraph.parse.compose.embed_text`) with that comment removed;
 - ``name``: the words of an undocumented definition's name (``parse_http_date`` -> "parse http date")
-  against its body without the name.
+  against its body without the name;
+- ``file``: a file's own documentation (a module docstring, Rust's ``//!``, Go's package comment, a
+  header comment) or a documentation section that names it (Sphinx's ``automodule``) against the file's
+  fingerprint as hookgraph embeds it (its path and the names it defines): questions about a design are
+  answered by files, and this is the pair that says what a whole file is about.
 """
 
 from __future__ import annotations
@@ -47,8 +52,12 @@ DEBIAN_SOURCES = ("deb-src [signed-by=/usr/share/keyrings/debian-archive-keyring
 MAX_FILE_BYTES = 400_000
 #: Pairs one source may give: a huge project must not teach its own dialect to the whole table.
 MAX_PAIRS_PER_SOURCE = 12_000
+#: ``file`` pairs one source may give (they go to their own file, ``file-pairs.jsonl``: see ``cmd_pairs``).
+MAX_FILE_PAIRS_PER_SOURCE = 3_000
 #: Share of a source's pairs that may come from names alone (the documented ones teach more).
 NAME_SHARE = 0.35
+#: A file comment that says any of these is a licence or a banner, not what the file does.
+_LICENCE = re.compile(r"copyright|licen[cs]e|all rights reserved|spdx|warranty|permission is hereby", re.I)
 CODE_KINDS = {"function", "method", "class", "interface", "struct", "enum", "trait", "type", "module", "constant"}
 
 
@@ -291,6 +300,11 @@ def unit_pairs(parsed: Any, rng: random.Random) -> Iterator[dict[str, str]]:
         if unit.parent:
             members.setdefault(unit.parent, []).append(unit)
     for unit in parsed.units:
+        if unit.kind == "file":
+            pair = file_pair(unit, unit.docstring, members.get(unit.qualname))
+            if pair:
+                yield pair
+            continue
         if unit.kind not in CODE_KINDS or unit.end_line - unit.start_line < 1:
             continue
         described = clean_description(unit.docstring) if unit.docstring else None
@@ -311,6 +325,56 @@ def unit_pairs(parsed: Any, rng: random.Random) -> Iterator[dict[str, str]]:
             yield {"q": query, "d": code, "kind": "name"}
 
 
+def file_pair(unit: Any, doc: str, members: list[Any] | None) -> dict[str, str] | None:
+    """A ``file`` pair: ``doc`` (the file's own comment, or a section about it) against the file's fingerprint.
+
+    The fingerprint is what hookgraph embeds for the file (``file PATH`` and ``defines: ...``, with the
+    doc's sentence taken out), so the pair teaches the table what a file's path and names say about it."""
+    from hookgraph.parse.compose import embed_text
+
+    described = clean_description(doc) if doc else None
+    if not described or _LICENCE.search(described) or unit.end_line - unit.start_line < 3:
+        return None
+    bare = dataclasses.replace(unit, docstring="", text=without_doc(unit.text, doc))
+    code = embed_text(bare, [], members)
+    if "\n" not in code.strip():  # a path alone: the file defines nothing to say it by
+        return None
+    return {"q": described, "d": code, "kind": "file"}
+
+
+#: A reST section that documents a Python module: ``.. automodule:: aiohttp.web`` (or ``.. module::``).
+_AUTOMODULE = re.compile(r"^\.\.\s+(?:auto)?module::\s*([A-Za-z_][\w.]*)\s*$", re.M)
+_RST_UNDERLINE = re.compile(r"^([=\-~^\"'`#*+]{3,})\s*$")
+
+
+def rst_module_sections(text: str) -> Iterator[tuple[str, str]]:
+    """``(module, description)`` for each reST section that names a module with ``automodule``/``module``.
+
+    The description is the section's title and its first paragraph of prose (directives and their
+    options left out): what a person wrote about that module, in the words they use for it."""
+    lines = text.splitlines()
+    starts = [0] + [i - 1 for i in range(1, len(lines)) if _RST_UNDERLINE.match(lines[i]) and lines[i - 1].strip()
+                    and len(lines[i].strip()) >= len(lines[i - 1].strip())]
+    for begin, end in zip(starts, starts[1:] + [len(lines)]):
+        section = "\n".join(lines[begin:end])
+        found = _AUTOMODULE.search(section)
+        if not found:
+            continue
+        title = lines[begin].strip() if begin + 1 < len(lines) and _RST_UNDERLINE.match(lines[begin + 1]) else ""
+        prose: list[str] = []
+        for line in lines[begin + 2 if title else begin:end]:
+            stripped = line.strip()
+            if stripped.startswith(".. ") or _RST_UNDERLINE.match(line) or (prose and not stripped):
+                if prose:
+                    break
+                continue
+            if stripped and not line.startswith((" ", "\t")):
+                prose.append(stripped)
+        title = re.sub(r"[`:*]|\b(mod|class|func)\b", " ", title)
+        text_out = " ".join([title.strip().rstrip(".") + "." if title.strip() else "", *prose]).strip()
+        yield found.group(1), re.sub(r"\s+", " ", re.sub(r":\w+:`~?([^`]*)`|``([^`]*)``", r"\1\2", text_out))
+
+
 def source_pairs(source: Source, archive: Path, names: set[str], seed: int = 0) -> list[dict[str, str]]:
     """Every pair one archive gives, capped (``MAX_PAIRS_PER_SOURCE``, ``NAME_SHARE``)."""
     from hookgraph.parse import parse_file
@@ -320,11 +384,26 @@ def source_pairs(source: Source, archive: Path, names: set[str], seed: int = 0) 
     documented: list[dict[str, str]] = []
     named: list[dict[str, str]] = []
     seen: set[str] = set()
+
+    files: list[dict[str, str]] = []
+
+    def add(pair: dict[str, str], language: str) -> None:
+        key = pair["d"] if pair["kind"] == "name" else f"{pair['kind']}:{pair['q']}"
+        if key not in seen:
+            seen.add(key)
+            pair.update(lang=language, src=source.package)
+            {"doc": documented, "name": named, "file": files}[pair["kind"]].append(pair)
+
+    python_files: dict[str, Any] = {}  # dotted module -> (file unit, its top-level units)
+    rst_docs: list[bytes] = []
     for path, data in iter_archive(archive):
         inner = path.split("/", 1)[1] if "/" in path else path
         if skipped_path(inner, names) or b"\0" in data[:8000]:
             continue
         lowered = inner.lower()
+        if lowered.endswith((".rst", ".txt")) and b"module::" in data and "test" not in lowered:
+            rst_docs.append(data)
+            continue
         if any(part in lowered for part in ("test", "spec/", "example", "/docs/", "benchmark", ".min.", "dist/",
                                             "generated", "fixtures")):
             continue
@@ -333,18 +412,36 @@ def source_pairs(source: Source, archive: Path, names: set[str], seed: int = 0) 
         parsed = parse_file(inner, data, text_chunks=False)
         if parsed is None or not parsed.language or parsed.language in ("markdown", "rst", "text", "json", "yaml"):
             continue
+        if parsed.language == "python" and parsed.units and parsed.units[0].kind == "file":
+            top_level = [u for u in parsed.units if u.parent == parsed.units[0].qualname]
+            for module in python_module_names(inner):
+                python_files.setdefault(module, (parsed.units[0], top_level or None))
         for pair in unit_pairs(parsed, rng):
-            key = pair["q"] if pair["kind"] == "doc" else pair["d"]
-            if key in seen:
-                continue
-            seen.add(key)
-            pair.update(lang=parsed.language, src=source.package)
-            (documented if pair["kind"] == "doc" else named).append(pair)
+            add(pair, parsed.language)
+    for data in rst_docs:
+        for module, description in rst_module_sections(data.decode("utf-8", "replace")):
+            if module in python_files:
+                unit, top_level = python_files[module]
+                documenting = file_pair(unit, description, top_level)
+                if documenting:
+                    add(documenting, "python")
     rng.shuffle(documented)
     rng.shuffle(named)
     documented = documented[:MAX_PAIRS_PER_SOURCE]
     room = min(MAX_PAIRS_PER_SOURCE - len(documented), int(len(documented) * NAME_SHARE / (1 - NAME_SHARE)) + 200)
-    return documented + named[:max(room, 0)]
+    random.Random(f"{seed}:{source.package}:files").shuffle(files)
+    return documented + named[:max(room, 0)] + files[:MAX_FILE_PAIRS_PER_SOURCE]
+
+
+def python_module_names(path: str) -> list[str]:
+    """The dotted names a Python file may be documented by: ``src/aiohttp/web.py`` -> ``src.aiohttp.web``,
+    ``aiohttp.web``, ``web`` (every suffix, as a sdist's layout does not say where the package starts)."""
+    if not path.endswith(".py"):
+        return []
+    parts = path[:-3].split("/")
+    if parts[-1] == "__init__":
+        parts = parts[:-1]
+    return [".".join(parts[i:]) for i in range(len(parts)) if parts[i:]]
 
 
 def load_sources() -> list[Source]:
@@ -415,19 +512,23 @@ def cmd_pairs(data: Path, jobs: int) -> int:
 
     names = excluded_names()
     sources = [s for s in load_sources() if not is_excluded(s.package, names)]
-    out = data / "pairs.jsonl"
-    total = 0
+    total = files = 0
     by_lang: dict[str, int] = {}
-    with open(out, "w", encoding="utf-8") as handle, multiprocessing.Pool(jobs) as pool:
+    # File pairs go to a file of their own: the static table is trained on ``pairs.jsonl`` alone (measured with
+    # them, training/README.md), and that file stays what it was, so the shipped table still rebuilds byte for byte.
+    with open(data / "pairs.jsonl", "w", encoding="utf-8") as handle, \
+            open(data / "file-pairs.jsonl", "w", encoding="utf-8") as file_handle, multiprocessing.Pool(jobs) as pool:
         # In the manifest's order, not as the workers finish: the file (and the table trained on it) is the
         # same on every run.
         for package, pairs in pool.imap(_pairs_of, [(s, str(data)) for s in sources]):
             for pair in pairs:
-                handle.write(json.dumps(pair, ensure_ascii=False) + "\n")
+                (file_handle if pair["kind"] == "file" else handle).write(json.dumps(pair, ensure_ascii=False) + "\n")
                 by_lang[pair["lang"]] = by_lang.get(pair["lang"], 0) + 1
+            files += sum(1 for p in pairs if p["kind"] == "file")
             total += len(pairs)
             print(f"{package}: {len(pairs)} pairs (total {total})", file=sys.stderr)
-    print(json.dumps({"pairs": total, "languages": dict(sorted(by_lang.items(), key=lambda kv: -kv[1]))}))
+    print(json.dumps({"pairs": total, "file_pairs": files,
+                      "languages": dict(sorted(by_lang.items(), key=lambda kv: -kv[1]))}))
     return 0
 
 

@@ -84,7 +84,8 @@ def token_table_start(words: list[str], dims: int) -> np.ndarray:
     following = {p: i for i, p in enumerate(pieces) if not p.startswith("\u2581")}
     vectors = np.zeros((len(words), 384), dtype=np.float32)
     for row, word in enumerate(words):
-        ids, start = [], 0
+        ids: list[int] = []
+        start = 0
         while start < len(word):
             lookup = initial if start == 0 else following
             end = len(word)
@@ -234,9 +235,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--threads", type=int, default=2)
     ap.add_argument("--start", choices=("tokens", "distill", "random"), default="tokens",
                     help="MiniLM's token table (default), the model run on each word, or random vectors")
+    ap.add_argument("--file-pairs", action="store_true",
+                    help="train on DIR/file-pairs.jsonl too (files against what documents them; not the shipped table)")
     args = ap.parse_args(argv)
     pairs_path = args.data / "pairs.jsonl"
     pairs = load_pairs(pairs_path)
+    if args.file_pairs:  # measured, not shipped (training/README.md): the pairs of files and what documents them
+        pairs += load_pairs(args.data / "file-pairs.jsonl")
     log(f"{len(pairs)} pairs from {pairs_path}")
     tokenized = [(static_words(p["q"]), static_words(p["d"])) for p in pairs]
     words = build_vocab(tokenized)
@@ -253,8 +258,10 @@ def main(argv: list[str] | None = None) -> int:
             np.save(cache, init)
     table = train(pairs, init, words, args)
     digest = hashlib.sha256(pairs_path.read_bytes()).hexdigest()
-    write_model(table, words, args.out, {"format": "hookgraph-static-1", "pairs_sha256": digest,
-                                          "dims": str(args.dims), "words": str(len(words))})
+    metadata = {"format": "hookgraph-static-1", "pairs_sha256": digest, "dims": str(args.dims), "words": str(len(words))}
+    if args.file_pairs:
+        metadata["file_pairs_sha256"] = hashlib.sha256((args.data / "file-pairs.jsonl").read_bytes()).hexdigest()
+    write_model(table, words, args.out, metadata)
     log(f"wrote {args.out}")
     return 0
 
