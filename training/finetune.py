@@ -50,6 +50,8 @@ QUERY_TOKENS = 48
 CODE_TOKENS = 128  # what MiniLM was trained on; hookgraph embeds up to 256
 EVAL_PAIRS = 2000
 EVAL_BATCH = 1000
+#: The file pairs' held-out packages give a few hundred: their recall is read among this many.
+FILE_EVAL_BATCH = 200
 WORD_PREFIX = "\u2581"
 
 
@@ -122,15 +124,15 @@ def embed(model: Any, tokenizer: Any, texts: list[str], max_tokens: int) -> Any:
     return torch.nn.functional.normalize(pooled, dim=1)
 
 
-def recall_at_1(model: Any, tokenizer: Any, held: list[dict[str, str]]) -> float:
-    """Share of held-out descriptions whose own code is nearest among ``EVAL_BATCH`` candidates."""
+def recall_at_1(model: Any, tokenizer: Any, held: list[dict[str, str]], among: int = EVAL_BATCH) -> float:
+    """Share of held-out descriptions whose own code is nearest among ``among`` candidates."""
     import torch
 
     model.eval()
     hits = total = 0
     with torch.no_grad():
-        for start in range(0, min(len(held), EVAL_PAIRS) - EVAL_BATCH + 1, EVAL_BATCH):
-            chunk = held[start:start + EVAL_BATCH]
+        for start in range(0, min(len(held), EVAL_PAIRS) - among + 1, among):
+            chunk = held[start:start + among]
             q = torch.cat([embed(model, tokenizer, [p["q"] for p in chunk[i:i + 100]], QUERY_TOKENS)
                            for i in range(0, len(chunk), 100)])
             d = torch.cat([embed(model, tokenizer, [p["d"] for p in chunk[i:i + 100]], CODE_TOKENS)
@@ -184,6 +186,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--data", type=Path, default=DEFAULT_DATA)
     ap.add_argument("--steps", type=int, default=STEPS)
     ap.add_argument("--out", type=Path, help=f"the GGUF to write (default DATA/{NAME}.q8_0.gguf)")
+    ap.add_argument("--file-pairs", action="store_true",
+                    help="half of every step from DATA/file-pairs.jsonl (files against what documents them)")
     args = ap.parse_args(argv)
     torch.manual_seed(SEED)
     torch.set_num_threads(2)
@@ -196,9 +200,27 @@ def main(argv: list[str] | None = None) -> int:
     random.Random(SEED + 1).shuffle(train)
     log(f"{len(train)} training pairs, {len(held)} held out; {args.steps} steps of {BATCH}")
     model, tokenizer, vocab, config = load_minilm(SOURCE)
-    log(f"held-out recall@1 among {EVAL_BATCH}: {recall_at_1(model, tokenizer, held):.3f} before")
+    held_files: list[dict[str, str]] = []
+    if args.file_pairs:  # half of every step: a file against what documents it (training/README.md)
+        files = load_pairs(args.data / "file-pairs.jsonl")
+        held_files = [p for p in files if p["src"] in held_sources]
+        train_files = [p for p in files if p["src"] not in held_sources]
+        random.Random(SEED + 2).shuffle(train_files)
+        half = BATCH // 2
+        train = [pair for step in range(args.steps)
+                 for pair in (train_files[(step * half) % len(train_files):][:half]
+                              + train[(step * half) % len(train):][:half])]
+        log(f"{len(train_files)} file pairs to train on, {len(held_files)} held out; half of each step")
+
+    def report(when: str) -> None:
+        log(f"held-out recall@1 among {EVAL_BATCH}: {recall_at_1(model, tokenizer, held):.3f} {when}")
+        if len(held_files) >= FILE_EVAL_BATCH:
+            log(f"held-out file pairs, recall@1 among {FILE_EVAL_BATCH}: "
+                f"{recall_at_1(model, tokenizer, held_files, FILE_EVAL_BATCH):.3f} {when}")
+
+    report("before")
     finetune(model, tokenizer, train, args.steps)
-    log(f"held-out recall@1 among {EVAL_BATCH}: {recall_at_1(model, tokenizer, held):.3f} after")
+    report("after")
     out = args.out or args.data / f"{NAME}.q8_0.gguf"
     folder = out.parent / NAME  # the sentence-transformers folder, beside the GGUF made from it
     write_folder(model, vocab, config, folder)
