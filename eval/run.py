@@ -94,7 +94,7 @@ RECIPE_FILES = ("parse/compose.py", "parse/__init__.py", "parse/words.py", "pars
                 # the parser that was parse/__init__.py, split by job (issue 30 item 5)
                 "parse/dispatch.py", "parse/code.py", "parse/scopes.py", "parse/comments.py", "parse/references.py",
                 "parse/signatures.py", "parse/blocks.py", "parse/documents.py", "parse/fingerprint.py",
-                "parse/text.py",
+                "parse/text.py", "parse/expansion.py",
                 # which units are embedded at all (the no-embed rule): a pending index and a complete one differ
                 "embed/no_embed.py")
 

@@ -15,7 +15,9 @@ with nothing to bump by hand.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 
+from hookgraph.parse.expansion import expands, expansion_texts, unit_words
 from hookgraph.parse.words import identifier_text
 from hookgraph.parse.units import CodeUnit, ParsedFile
 
@@ -104,22 +106,39 @@ def text_hash(model_sha256: str, text: str) -> bytes:
     return digest.digest()[:KEY_BYTES]
 
 
-def fts_columns(unit: CodeUnit) -> tuple[str, str, str, str, str, str]:
-    """Values for the FTS columns: name, words, path, signature, docstring, body.
+def fts_columns(unit: CodeUnit) -> tuple[str, str, str, str, str, str, str]:
+    """Values for the FTS columns: name, words, path, signature, docstring, body; then the unit's expansion
+    words (:mod:`hookgraph.parse.expansion`), which go to a full-text table of their own.
 
     Every column holds identifier-split words so BM25 matches ``retry`` in
     ``max_retries``, ``RetryPolicy`` and ``retry_after`` alike.
     """
+    return fts_rows([unit])[0]
+
+
+def fts_rows(units: Sequence[CodeUnit], expand: bool = True) -> list[tuple[str, str, str, str, str, str, str]]:
+    """:func:`fts_columns` for a file's units; ``expand=False`` leaves the expansion words empty, for
+    :func:`with_expansions` to find over many files at once."""
     if not FTS_SPLIT_IDENTIFIERS:
-        return (unit.name, unit.qualname, unit.path if FTS_PATH else "", unit.signature, unit.docstring, unit.text)
-    return (
-        identifier_text(unit.name) + " " + unit.name.lower(),
-        identifier_text(f"{unit.name} {unit.qualname}"),
-        identifier_text(unit.path) if FTS_PATH else "",
-        identifier_text(unit.signature),
-        unit.docstring,
-        identifier_text(unit.text),
-    )
+        return [(u.name, u.qualname, u.path if FTS_PATH else "", u.signature, u.docstring, u.text, "") for u in units]
+    rows = [(
+        identifier_text(u.name) + " " + u.name.lower(),
+        identifier_text(f"{u.name} {u.qualname}"),
+        identifier_text(u.path) if FTS_PATH else "",
+        identifier_text(u.signature),
+        u.docstring,
+        identifier_text(u.text),
+        "",
+    ) for u in units]
+    return with_expansions(units, rows) if expand else rows
+
+
+def with_expansions(units: Sequence[CodeUnit], rows: Sequence[tuple[str, str, str, str, str, str, str]]
+                    ) -> list[tuple[str, str, str, str, str, str, str]]:
+    """``rows`` (the units' :func:`fts_rows`) with each unit's expansion words in their last place, found
+    together: numpy sums them for many units (a first index's chunk of files), the standard library for a few."""
+    implied = expansion_texts([unit_words(r[0], r[4], r[5]) if expands(u) else None for u, r in zip(units, rows)])
+    return [(*r[:6], words) for r, words in zip(rows, implied)]
 
 
 def snippet(signature: str, docstring: str) -> str:

@@ -34,6 +34,9 @@ UNIT_KINDS = (
     "chunk",
 )
 
+#: Languages whose units are documentation: heading sections and prose (plain text is ``text``).
+DOC_LANGUAGES = frozenset({"markdown", "rst", "text", "latex", "typst", "org"})
+
 #: Kinds an edge can have. ``types``: a variable (``target``) of the unit and the type it is declared
 #: with as written (``target_full``: ``scoped_ptr<grimoire::LoudsTrie>``); a class's fields are the class's.
 #: The graph reads the receiver of a call by it (``temp.get()`` runs ``scoped_ptr::get``).

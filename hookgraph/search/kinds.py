@@ -17,15 +17,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from hookgraph.parse.units import UNIT_KINDS
+from hookgraph.parse.units import DOC_LANGUAGES, UNIT_KINDS
 from hookgraph.search.paths import is_test_path
 from hookgraph.errors import HookgraphError
 
 if TYPE_CHECKING:
     from hookgraph.store import Store, UnitRow, UnitSubset
 
-#: Languages whose units are documentation: heading sections and prose (plain text is ``text``).
-DOC_LANGUAGES = frozenset({"markdown", "rst", "text", "latex", "typst", "org"})
 #: Languages of settings and data files (the fallback formats marked ``data`` in the registry, less the
 #: markup and prose ones, plus infrastructure configuration).
 CONFIG_LANGUAGES = frozenset({"yaml", "toml", "json", "ini", "properties", "requirements", "gomod", "xml", "kdl",

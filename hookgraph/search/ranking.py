@@ -76,6 +76,12 @@ IDENTIFIER_LEXICAL_WEIGHT = 0.4
 IDENTIFIER_SEMANTIC_WEIGHT = 0.6
 #: Units read to rank distinct files (``search_files``).
 FILES_DEPTH = 100
+#: Whether the files ranking reads units' expansion words (:mod:`hookgraph.parse.expansion`). Off: a file
+#: where many units each imply a question word (``query.ts`` for "retried and paused while offline") passed
+#: the file the question is about, through the files' summed-score lift: with it on, filebench right after
+#: ``index`` 0.866 -> 0.862, and eval/'s held-out file questions 0.863 -> 0.823 (eval/RESULTS.md, "Learnt word
+#: expansion"; both measured on the first designs, before the table kept only associations several projects share).
+FILES_EXPANSION = False
 #: Files whose stem or last folders match the question's words join the candidates (their file unit and
 #: their best units by words), this many files at most: a file named after the subject (``JsonElement.java``
 #: for "JSON element hierarchy") can hold words too common to reach the top of BM25. 0: off.
@@ -243,7 +249,8 @@ def _gather(store: Store, query: str, embedder: Embedder | None, path_glob: str 
     question = intent.kind != "identifier"
     words = query_words(query)
     among = kinds.subset(store) if kinds is not None else None
-    every_lexical = store.fts_search(fts_query(words), LEXICAL_DEPTH, among) if words else []
+    expansion = FILES_EXPANSION or not for_files
+    every_lexical = store.fts_search(fts_query(words), LEXICAL_DEPTH, among, expansion) if words else []
     candidates = CANDIDATES
     lexical = every_lexical[:candidates]
     if for_files and question and PATH_CANDIDATE_FILES and words:

@@ -22,6 +22,11 @@ if TYPE_CHECKING:  # numpy is imported where vectors are handled: a hook that
 
 #: FTS column weights for bm25(): a hit in the name outweighs one in the body.
 FTS_WEIGHTS = (10.0, 6.0, 2.0, 3.0, 2.0, 1.0)
+#: A unit's expansion words (``fts_expansion``: words its code implies, :mod:`hookgraph.parse.expansion`) add
+#: their BM25 score at this weight: half a body word's, so they decide between units the question's own words
+#: leave close and bring in units those words miss, but never outweigh a word the code writes. 0.5 is the one
+#: value measured (eval/RESULTS.md, "Learnt word expansion"); it was not tuned.
+EXPANSION_WEIGHT = 0.5
 
 
 @dataclass(frozen=True)
@@ -126,19 +131,33 @@ class StoreReads(EdgeReads, UnitLookups):
         return {(str(q), str(k)) for q, k in self.rows_in(
             "SELECT DISTINCT qualname, kind FROM units WHERE qualname IN ({in})", set(qualnames))}
 
-    def fts_search(self, match: str, limit: int, among: UnitSubset | None = None) -> list[tuple[int, float]]:
+    def fts_search(self, match: str, limit: int, among: UnitSubset | None = None,
+                   expansion: bool = True) -> list[tuple[int, float]]:
         """``(unit id, bm25 score)`` best first; bm25() is negative, we return it positive.
 
-        ``among``: only units of that subset, the ``limit`` best of them.
+        ``among``: only units of that subset, the ``limit`` best of them. ``expansion``: each unit's score
+        plus :data:`EXPANSION_WEIGHT` times its expansion words' (a unit only they match comes in with that
+        alone); the two tables keep their own statistics, so the words a unit writes score as without them.
         """
-        weights = ", ".join(str(w) for w in FTS_WEIGHTS)
+        own = self._bm25("fts_units", FTS_WEIGHTS, match, limit, among)
+        if not expansion or not EXPANSION_WEIGHT:
+            return own
+        scores = dict(own)
+        for uid, score in self._bm25("fts_expansion", (), match, limit, among):
+            scores[uid] = scores.get(uid, 0.0) + EXPANSION_WEIGHT * score
+        return sorted(scores.items(), key=lambda item: (-item[1], item[0]))[:limit]
+
+    def _bm25(self, table: str, weights: Sequence[float], match: str, limit: int,
+              among: UnitSubset | None) -> list[tuple[int, float]]:
+        """``(unit id, bm25 score)`` from one full-text table (its column weights), best first."""
+        arguments = "".join(f", {w}" for w in weights)
         within, params = ("", []) if among is None else among.where()
         if among is not None:  # ``+rowid``: a filter on the matches, never handed to FTS5 as rowids to look up
             within = f" AND +rowid IN (SELECT id FROM units WHERE {within})"  # (that ran MATCH once per unit)
         try:
             rows = cast("list[tuple[int, float]]", self.db.execute(
-                f"SELECT rowid, -bm25(fts_units, {weights}) AS score FROM fts_units "
-                f"WHERE fts_units MATCH ?{within} ORDER BY score DESC LIMIT ?",
+                f"SELECT rowid, -bm25({table}{arguments}) AS score FROM {table} "
+                f"WHERE {table} MATCH ?{within} ORDER BY score DESC LIMIT ?",
                 (match, *params, limit),
             ).fetchall())
         except apsw.SQLError:

@@ -36,6 +36,8 @@ Tables:
   vector_cache  recently orphaned embeddings, out of the KNN index: a revert
             or a file that comes back is revived from here, not re-embedded.
   fts_units contentless FTS5 over identifier-split words, keyed by unit id.
+  fts_expansion  contentless FTS5 over each unit's expansion words (schema 8), keyed by unit id:
+            the description words its code implies (:mod:`hookgraph.parse.expansion`).
   edges     source unit -> target *name*; names are resolved at query time,
             so an edit never forces re-resolution elsewhere. Since schema 4
             an edge has no path (its source unit's file is its file) and
@@ -59,7 +61,7 @@ from hookgraph.store.connection import load_vec
 from hookgraph.store.unusable import REBUILD, SchemaUpgradeNeeded, StoreError, UntrustedStoreError
 from hookgraph.store.vectors import float_blob_to_int8
 
-SCHEMA_VERSION = 7
+SCHEMA_VERSION = 8
 
 
 def _migration_1(db: apsw.Connection) -> None:
@@ -297,11 +299,28 @@ def _migration_7(db: apsw.Connection) -> None:
     db.execute("CREATE TABLE static_vectors(unit_id INTEGER PRIMARY KEY, embedding BLOB NOT NULL)")
 
 
+def _migration_8(db: apsw.Connection) -> None:
+    """Expansion words: the description words a unit's code implies (:mod:`hookgraph.parse.expansion`), in a
+    full-text table of their own so they neither count as the unit's words nor change their statistics.
+
+    Keyed by unit id like ``fts_units``; a store from before gets its rows when the sync that follows notices
+    it has no expansion table recorded and parses every file again.
+    """
+    db.execute(
+        """
+        CREATE VIRTUAL TABLE fts_expansion USING fts5(
+            words, content='', contentless_delete=1, tokenize='porter unicode61'
+        );
+        """
+    )
+
+
 #: Schema migrations, in order; migration N brings the schema to version N.
 #: A database is trusted only if its schema is exactly what these create (see
 #: :func:`check_schema`): never edit a released migration's SQL (whitespace
 #: aside), add a new one.
-MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7]
+MIGRATIONS = [_migration_1, _migration_2, _migration_3, _migration_4, _migration_5, _migration_6, _migration_7,
+              _migration_8]
 
 #: The first schema whose vec table holds int8 embeddings.
 INT8_SCHEMA = 3

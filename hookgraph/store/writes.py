@@ -45,14 +45,16 @@ class StoreWrites(StoreReads):
         ids = [r[0] for r in self.db.execute("SELECT id FROM units WHERE path = ?", (path,))]
         if ids:
             self.db.executemany("DELETE FROM fts_units WHERE rowid = ?", ((i,) for i in ids))
+            self.db.executemany("DELETE FROM fts_expansion WHERE rowid = ?", ((i,) for i in ids))
             # Every edge's source is a unit of its own file: edges_source finds them (no index on path).
             self.db.executemany("DELETE FROM edges WHERE source_unit = ?", ((i,) for i in ids))
             self.db.executemany("DELETE FROM static_vectors WHERE unit_id = ?", ((i,) for i in ids))
         self.db.execute("DELETE FROM units WHERE path = ?", (path,))
 
     def insert_units(self, rows: Sequence[Sequence[Any]], fts: Sequence[Sequence[str]]) -> list[int]:
-        """Insert units (columns of UNIT_COLUMNS without id, plus vector_id and text_hash) and their FTS rows;
-        returns their ids, in order.
+        """Insert units (columns of UNIT_COLUMNS without id, plus vector_id and text_hash) and their FTS rows
+        (:func:`hookgraph.parse.compose.fts_columns`: six columns of ``fts_units``, then the expansion words for
+        ``fts_expansion``, if any); returns their ids, in order.
 
         The ids are the ones one-at-a-time inserts get (an INTEGER PRIMARY
         KEY without AUTOINCREMENT takes the largest id + 1), given up front
@@ -69,7 +71,11 @@ class StoreWrites(StoreReads):
         )
         self.db.executemany(
             "INSERT INTO fts_units(rowid, name, words, path, signature, docstring, body) VALUES (?, ?, ?, ?, ?, ?, ?)",
-            [(uid, *columns) for uid, columns in zip(ids, fts)],
+            [(uid, *columns[:6]) for uid, columns in zip(ids, fts)],
+        )
+        self.db.executemany(
+            "INSERT INTO fts_expansion(rowid, words) VALUES (?, ?)",
+            [(uid, columns[6]) for uid, columns in zip(ids, fts) if len(columns) > 6 and columns[6]],
         )
         return ids
 
@@ -307,6 +313,7 @@ class StoreWrites(StoreReads):
         self.db.execute("DELETE FROM static_vectors")
         self.db.execute("DELETE FROM edges")
         self.db.execute("DELETE FROM fts_units")
+        self.db.execute("DELETE FROM fts_expansion")
         self.db.execute("DELETE FROM vectors")
         self.db.execute("DELETE FROM vector_cache")
         self.db.execute("DELETE FROM pending")

@@ -63,10 +63,10 @@ class FileRead:
     #: None when skipped, or when text of no known format is not indexed (``[index] unknown_text = "skip"``).
     parsed: ParsedFile | None
     #: Per unit of ``parsed``, in order: the text it is embedded as (:func:`hookgraph.parse.compose.embed_texts`)
-    #: and its full-text columns (:func:`~hookgraph.parse.compose.fts_columns`). Composed where the file was
+    #: and its full-text columns and expansion words (:func:`~hookgraph.parse.compose.fts_columns`). Composed where the file was
     #: parsed: splitting every unit's words was most of a first index's time in the one process that writes.
     texts: list[str] = field(default_factory=list)
-    fts: list[tuple[str, str, str, str, str, str]] = field(default_factory=list)
+    fts: list[tuple[str, str, str, str, str, str, str]] = field(default_factory=list)
     #: ``parsed``'s edges as ``(source qualname, kind, target, target_full, line)`` (``parsed.edges`` is then
     #: empty): plain tuples cross the pipe from a worker at half the pickling cost of 100,000s of objects.
     edges: list[tuple[str, str, str, str, int]] = field(default_factory=list)
@@ -75,9 +75,11 @@ class FileRead:
     static: list[bytes | None] = field(default_factory=list)
 
 
-def read_file(reader: BlobReader, target: Target, path: str, entry: Entry, text_chunks: bool) -> FileRead:
+def read_file(reader: BlobReader, target: Target, path: str, entry: Entry, text_chunks: bool,
+              expand: bool = True) -> FileRead:
     """Decide whether ``path`` is indexed and parse it: what needs no read (vendored, too large, a symlink)
-    is decided first; the language after reading, since the bytes decide a ``.h`` or a ``#!`` script."""
+    is decided first; the language after reading, since the bytes decide a ``.h`` or a ``#!`` script.
+    ``expand=False``: the units' expansion words are left for :func:`_with_expansions` (a chunk's at once)."""
     from hookgraph import git
     from hookgraph.parse import compose, filters, parse_file
     from hookgraph.parse.languages import language_for, language_for_path
@@ -110,7 +112,7 @@ def read_file(reader: BlobReader, target: Target, path: str, entry: Entry, text_
     texts = compose.embed_texts(parsed)  # reads the calls off parsed.edges, before they become tuples
     edges = [(e.source, e.kind, e.target, e.target_full or e.target, e.line) for e in parsed.edges]
     return FileRead(None, parsed.language, replace(parsed, edges=[]), texts,
-                    [compose.fts_columns(u) for u in parsed.units], edges)
+                    compose.fts_rows(parsed.units, expand), edges)
 
 
 def workers_wanted(files: int) -> int:
@@ -169,17 +171,37 @@ def _read_chunk(paths: list[str]) -> list[FileRead]:
     root, target, entries, text_chunks = _job
     if _reader is None:
         _reader = BlobReader(root)
-    return _with_static_vectors([read_file(_reader, target, p, entries[p], text_chunks) for p in paths])
+    reads = [read_file(_reader, target, p, entries[p], text_chunks, expand=False) for p in paths]
+    return _with_static_vectors(_with_expansions(reads))
 
 
 def _load_static_model() -> None:
-    """The static table and numpy, loaded once before the workers fork: each worker loading its own cost a
-    first index 0.1-0.2 CPU seconds a worker (the table is a mapped file, shared, never copied)."""
+    """The static table, numpy and the expansion table's arrays, loaded once before the workers fork: each worker
+    loading its own cost a first index 0.1-0.2 CPU seconds a worker (the table is a mapped file, shared, never
+    copied)."""
     from hookgraph.embed.static import shipped_model
+
+    from hookgraph.parse.expansion import shipped_table
 
     model = shipped_model()
     if model is not None:
         model.arrays  # noqa: B018 - imports numpy and maps the rows
+    table = shipped_table()
+    if table is not None:
+        table.arrays  # noqa: B018 - every line parsed once, shared by the workers
+
+
+def _with_expansions(reads: list[FileRead]) -> list[FileRead]:
+    """The expansion words of a chunk's units, found together (:func:`hookgraph.parse.compose.with_expansions`):
+    one file's few units at a time, a first index spent a tenth more of its time on them than in one batch."""
+    from hookgraph.parse import compose
+
+    parsed = [read for read in reads if read.parsed is not None]
+    units = [unit for read in parsed for unit in read.parsed.units]  # type: ignore[union-attr]
+    rows = iter(compose.with_expansions(units, [row for read in parsed for row in read.fts]))
+    for read in parsed:
+        read.fts = [next(rows) for _ in read.fts]
+    return reads
 
 
 def _with_static_vectors(reads: list[FileRead]) -> list[FileRead]:
@@ -216,8 +238,10 @@ def read_files(
     """
     count = workers_wanted(len(paths)) if workers is None else workers
     if count <= 1:
-        for p in paths:
-            yield p, read_file(reader, target, p, entries[p], text_chunks)
+        for start in range(0, len(paths), CHUNK_FILES):
+            chunk = paths[start:start + CHUNK_FILES]
+            reads = _with_expansions([read_file(reader, target, p, entries[p], text_chunks, expand=False) for p in chunk])
+            yield from zip(chunk, reads)
         return
     from concurrent.futures.process import BrokenProcessPool
 

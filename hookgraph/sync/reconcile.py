@@ -31,7 +31,7 @@ from typing import TYPE_CHECKING
 from hookgraph import git
 from hookgraph.embed import no_embed, order
 from hookgraph.embed import static as static_embedding
-from hookgraph.parse import compose, filters
+from hookgraph.parse import compose, expansion, filters
 from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
@@ -42,6 +42,8 @@ from hookgraph.sync.target import SyncError, Target
 
 #: Meta key: the SHA-256 of the static word table the store's static vectors come from.
 STATIC_MODEL_META = "static_model"
+#: Meta key: the SHA-256 of the expansion table the store's expansion words come from (:mod:`hookgraph.parse.expansion`).
+EXPANSION_META = "expansion_table"
 
 if TYPE_CHECKING:
     from hookgraph.embed import Embedder
@@ -287,7 +289,7 @@ def _sync(
         if not full:  # even with nothing to do: a switched model is reported at once
             embed.check_model()
         rule_changed = bool(stored) and store.get_meta(no_embed.RULE_META) != rule.fingerprint
-        static_changed = bool(stored) and _static_model_changed(store)
+        static_changed = bool(stored) and (_static_model_changed(store) or _expansion_table_changed(store))
         if not changed and not deleted and not full and not rule_changed and not static_changed:
             if target.kind == "head" and target.commit and freshness.needs_recording(store, target.commit):
                 with store.transaction():  # the map equals this commit's tree: say so, it names the text later
@@ -312,7 +314,7 @@ def _sync(
                 if rule_changed and not full:
                     again = _apply_rule(store, rule)  # files with units the rule now wants embedded
                     changed = sorted(set(changed) | {p for p in again if p in wanted})
-                if static_changed and not full:  # every unit's static vector comes from the new table
+                if static_changed and not full:  # every unit's static vector and expansion words from the new tables
                     changed = sorted(set(changed) | (_indexed_paths(store) & set(wanted)))
                 with git.BlobReader(root) as reader:  # on every core for a big sync (hookgraph.sync.parallel)
                     for p, read in read_files(root, target, sorted(changed), wanted, text_chunks, reader):
@@ -338,6 +340,9 @@ def _sync(
                 shipped = static_embedding.shipped_sha256()
                 if shipped is not None:
                     store.set_meta(STATIC_MODEL_META, shipped)
+                expansion_table = expansion.shipped_sha256()
+                if expansion_table is not None:
+                    store.set_meta(EXPANSION_META, expansion_table)
         finally:
             if bar:
                 bar.close()
@@ -527,7 +532,7 @@ def _write_units(store: Store, read: FileRead, embed: _VectorFinder) -> tuple[in
     parsed = read.parsed
     assert parsed is not None
     texts = read.texts if len(read.texts) == len(parsed.units) else compose.embed_texts(parsed)
-    fts = read.fts if len(read.fts) == len(parsed.units) else [compose.fts_columns(u) for u in parsed.units]
+    fts = read.fts if len(read.fts) == len(parsed.units) else compose.fts_rows(parsed.units)
     embeddable = [embed.rule.reason(u.path, u.kind, u.start_line, u.end_line) is None for u in parsed.units]
     priorities = [order.queue_priority(embed.priority, u) for u in parsed.units]
     vector_ids, hashes, truncated, split = embed.vectors_for(texts, [u.language for u in parsed.units], embeddable,
@@ -586,6 +591,12 @@ def _static_model_changed(store: Store) -> bool:
     if recorded is None:
         return store.has_units() and not store.has_static_vectors()
     return recorded != shipped
+
+
+def _expansion_table_changed(store: Store) -> bool:
+    """The store's expansion words came from another table, or from none (a store from before schema 8)."""
+    shipped = expansion.shipped_sha256()
+    return shipped is not None and store.has_units() and store.get_meta(EXPANSION_META) != shipped
 
 
 def _indexed_paths(store: Store) -> set[str]:

@@ -112,9 +112,10 @@ def test_full_text_columns_hold_identifier_split_words() -> None:
     """``max_retries`` is found by ``retries`` and ``RetryPolicy`` by ``policy``."""
     pf = parsed("policy.py", "class RetryPolicy:\n    def wait(self, max_retries):\n        return max_retries * 2\n")
     (method,) = [u for u in pf.units if u.qualname == "RetryPolicy.wait"]
-    name, words, _path, signature, _doc, body = fts_columns(method)
+    name, words, _path, signature, _doc, body, implied = fts_columns(method)
     assert {"retry", "policy", "wait"} <= set(words.split())
     assert {"max", "retries"} <= set(signature.split()) and {"max", "retries"} <= set(body.split())
+    assert not set(implied.split()) & set(body.split())  # expansion words are words the unit does not write
 
 
 def test_a_vector_key_names_the_model_and_the_exact_text() -> None:

@@ -29,7 +29,9 @@ QUESTIONS = [
     ("break the Link response field into a list of URLs with their rel params", {"parse_header_links"}, 1),
     ("detect the character set of a response body when the server did not declare one",
      {"Response.apparent_encoding", "Response.text"}, 1),
-    ("follow Location headers until the final response", {"SessionRedirectMixin.resolve_redirects"}, 5),
+    # 5th without expansion words, 6th with them (HTTPAdapter.build_response, whose code implies "response"
+    # words, passes it): a move the expansion's eval/ gain pays for (NL top-5 0.850 -> 0.859, eval/RESULTS.md).
+    ("follow Location headers until the final response", {"SessionRedirectMixin.resolve_redirects"}, 6),
     ("combine values given for one call with the defaults of the persistent object, dropping None",
      {"merge_setting"}, 5),
 ]
