@@ -12,8 +12,8 @@ them in path order, one transaction as before, so the index is the same unit
 for unit whichever way it was parsed.
 
 Small syncs (a hook's few files) stay in-process: forking workers costs more
-than it saves below :data:`MIN_FILES` files (the crossover measured in the
-benchmark). ``HOOKGRAPH_PARSE_WORKERS=N`` sets the number of workers (1:
+than it saves below :data:`MIN_FILES` files, unless the files are big
+(:data:`MIN_BYTES`; the crossovers measured in the benchmarks). ``HOOKGRAPH_PARSE_WORKERS=N`` sets the number of workers (1:
 never fork); the default is one per core.
 
 Crash isolation is the one :mod:`hookgraph.sync.crash_guard` gives: a
@@ -40,12 +40,17 @@ if TYPE_CHECKING:  # concurrent.futures and multiprocessing only load for a big 
     from hookgraph.parse.units import ParsedFile
     from hookgraph.sync.target import Target
 
-__all__ = ["FileRead", "MIN_FILES", "read_file", "read_files", "workers_wanted"]
+__all__ = ["FileRead", "MIN_BYTES", "MIN_FILES", "chunk_files", "read_file", "read_files", "workers_wanted"]
 
 #: Files below which a sync parses in-process. Forking, a ``git cat-file`` per worker and pickling the
 #: units back cost about 0.04 s of CPU plus 13% (benchmarks/RESULTS.md, "Parsing on every core", tokio):
 #: on two idle cores the workers win from about 100 files, and a hook rarely changes that many.
 MIN_FILES = 128
+#: Bytes of blobs from which a sync parses on every core whatever its file count: since each unit also gets its
+#: static vector and expansion words in the worker, a small repository of big files gains too (first index,
+#: 2 cores: aiohttp's 64 files, 0.9 MB, 0.64 -> 0.52 s; fmtlib's 16 files, 0.6 MB, 0.77 -> 0.65 s; sinatra's
+#: 10 files, 0.2 MB, 0.38 s either way; benchmarks/RESULTS.md, "Workers for big files").
+MIN_BYTES = 256 * 1024
 #: Files per task sent to a worker: few enough to balance uneven files, enough to keep the pipes quiet.
 CHUNK_FILES = 8
 #: Tasks in flight per worker: bounds the parsed files held in memory while the store catches up.
@@ -115,9 +120,10 @@ def read_file(reader: BlobReader, target: Target, path: str, entry: Entry, text_
                     compose.fts_rows(parsed.units, expand), edges)
 
 
-def workers_wanted(files: int) -> int:
-    """How many processes parse ``files`` files: one per core for a big sync, 1 (in-process) for a small
-    one or a single core; ``HOOKGRAPH_PARSE_WORKERS`` wins over both (not a number: 1)."""
+def workers_wanted(files: int, size: int | None = None) -> int:
+    """How many processes parse ``files`` files of ``size`` bytes in all (None: not known): one per core for a
+    big sync, 1 (in-process) for a small one or a single core; ``HOOKGRAPH_PARSE_WORKERS`` wins over both (not
+    a number: 1)."""
     if not hasattr(os, "fork"):
         return 1
     configured = os.environ.get(ENV_WORKERS, "").strip()
@@ -126,11 +132,28 @@ def workers_wanted(files: int) -> int:
             count = max(1, int(configured))
         except ValueError:
             count = 1
-    elif files < MIN_FILES:
+    elif files < MIN_FILES and (size is None or size < MIN_BYTES):
         return 1
     else:
         count = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
     return max(1, min(count, -(-files // CHUNK_FILES)))
+
+
+def chunk_files(files: int, workers: int) -> int:
+    """Files per task: :data:`CHUNK_FILES`, fewer for a sync of few files, so that each worker gets a few tasks
+    to balance (16 big files in two tasks of 8 left one worker idle while the other parsed the biggest)."""
+    return max(1, min(CHUNK_FILES, -(-files // (workers * IN_FLIGHT_PER_WORKER))))
+
+
+def _known_size(paths: list[str], entries: dict[str, Entry]) -> int | None:
+    """The paths' blob bytes in all, or None where a size is not known (the git index lists none)."""
+    total = 0
+    for path in paths:
+        size = entries[path].size
+        if size is None:
+            return None
+        total += size
+    return total
 
 
 # -- the workers ------------------------------------------------------------------------------------
@@ -236,7 +259,7 @@ def read_files(
     ``reader`` serves the in-process reads. ``threads``: a thread pool
     instead (measured against processes in the benchmark; not used otherwise).
     """
-    count = workers_wanted(len(paths)) if workers is None else workers
+    count = workers_wanted(len(paths), _known_size(paths, entries)) if workers is None else workers
     if count <= 1:
         for start in range(0, len(paths), CHUNK_FILES):
             chunk = paths[start:start + CHUNK_FILES]
@@ -248,7 +271,8 @@ def read_files(
     global _job
     _job = (root, target, entries, text_chunks)
     _load_static_model()
-    chunks = [paths[i:i + CHUNK_FILES] for i in range(0, len(paths), CHUNK_FILES)]
+    size = chunk_files(len(paths), count)
+    chunks = [paths[i:i + size] for i in range(0, len(paths), size)]
     done = 0  # chunks handed back
     try:
         with _pool(count, threads) as pool:

@@ -16,7 +16,7 @@ from pathlib import Path
 
 from hookgraph.store import Store, db_path
 from hookgraph.sync import crash_guard
-from hookgraph.sync.parallel import ENV_WORKERS, MIN_FILES, workers_wanted
+from hookgraph.sync.parallel import CHUNK_FILES, ENV_WORKERS, MIN_BYTES, MIN_FILES, chunk_files, workers_wanted
 from tests.conftest import REQUESTS_FIXTURE, clean_env, commit_all, make_repo, run_cli
 
 TABLES = {
@@ -85,8 +85,12 @@ def test_how_many_workers() -> None:
     saved = os.environ.pop(ENV_WORKERS, None)
     try:
         assert workers_wanted(MIN_FILES - 1) == 1  # a hook's few files: no fork
+        assert workers_wanted(MIN_FILES - 1, MIN_BYTES - 1) == 1
         cores = len(os.sched_getaffinity(0))
         assert workers_wanted(10_000) == cores
+        # a few big files parse on every core; fewer files than a task holds never fork (a hook's big commit)
+        assert workers_wanted(64, MIN_BYTES) == min(cores, 64 // CHUNK_FILES)
+        assert workers_wanted(CHUNK_FILES, 10 * MIN_BYTES) == 1
         os.environ[ENV_WORKERS] = "3"
         assert workers_wanted(5) == 1 and workers_wanted(17) == 3  # never more workers than chunks of files
         os.environ[ENV_WORKERS] = "many"
@@ -95,6 +99,12 @@ def test_how_many_workers() -> None:
         os.environ.pop(ENV_WORKERS, None)
         if saved is not None:
             os.environ[ENV_WORKERS] = saved
+
+
+def test_tasks_are_smaller_for_few_files() -> None:
+    """Each worker gets several tasks to balance, and a big sync keeps the full-size task."""
+    assert chunk_files(10_000, 2) == CHUNK_FILES
+    assert chunk_files(16, 2) == 2 and chunk_files(3, 2) == 1
 
 
 def _children(pid: int) -> list[int]:
