@@ -50,9 +50,6 @@ HEAD_WORDS = 60
 #: From this many units at once, numpy sums the implications (a first index's files); fewer take the
 #: standard-library path, so a hook that parses a few functions never imports numpy.
 NUMPY_FROM = 32
-#: A unit's strongest words the numpy path reads first; passing over more than the difference (words the unit
-#: writes itself) sends it to read the rest.
-_CANDIDATES = 2 * EXPANSION_WORDS
 #: Units summed in one numpy call at most (a generated file's thousands of units in bounded pieces).
 BATCH = 1024
 
@@ -114,9 +111,9 @@ class ExpansionTable:
         slots: list[int] = []
         rows: list[int] = []
         for slot, words in enumerate(word_sets):
-            common = known & words
-            rows.extend(map(codes.__getitem__, common))
-            slots.extend([slot] * len(common))
+            for word in known & words:
+                slots.append(slot)
+                rows.append(codes[word])
         out: list[list[str]] = [[] for _ in word_sets]
         if not rows:
             return out
@@ -132,26 +129,11 @@ class ExpansionTable:
         strong = sums >= EXPANSION_MIN
         hits, score_of = found[strong], sums[strong]
         slot_of, word_of = hits // width, hits % width
-        order = np.lexsort((word_of, -score_of, slot_of))  # per unit: strongest first, then alphabetical
-        slot_of, word_of = slot_of[order], word_of[order]
-        rank = np.arange(len(slot_of)) - np.searchsorted(slot_of, slot_of)  # place within its unit
-        # Only each unit's first few are read in Python (a word the unit writes is passed over); a unit that
-        # passes over so many that they run out reads the rest of its own.
-        head = rank < _CANDIDATES
-        for slot, word in zip(slot_of[head].tolist(), word_of[head].tolist()):
-            self._offer(out[slot], descriptions[word], word_sets[slot])
-        short = [slot for slot, words in enumerate(out) if len(words) < EXPANSION_WORDS]
-        if short:
-            tail = ~head & np.isin(slot_of, short)
-            for slot, word in zip(slot_of[tail].tolist(), word_of[tail].tolist()):
-                self._offer(out[slot], descriptions[word], word_sets[slot])
+        for i in np.lexsort((word_of, -score_of, slot_of)).tolist():
+            slot, word = int(slot_of[i]), descriptions[int(word_of[i])]
+            if len(out[slot]) < EXPANSION_WORDS and word not in word_sets[slot]:
+                out[slot].append(word)
         return out
-
-    @staticmethod
-    def _offer(chosen: list[str], word: str, own: set[str]) -> None:
-        """Add ``word`` to a unit's ``chosen`` words unless it has enough or writes the word itself."""
-        if len(chosen) < EXPANSION_WORDS and word not in own:
-            chosen.append(word)
 
     @functools.cached_property
     def arrays(self) -> tuple[dict[str, int], list[str], Any, tuple[Any, Any]]:

@@ -13,8 +13,9 @@ for unit whichever way it was parsed.
 
 Small syncs (a hook's few files) stay in-process: forking workers costs more
 than it saves below :data:`MIN_FILES` files, unless the files are big
-(:data:`MIN_BYTES`; the crossovers measured in the benchmarks). ``HOOKGRAPH_PARSE_WORKERS=N`` sets the number of workers (1:
-never fork); the default is one per core.
+(:data:`MIN_BYTES`; the crossovers measured in the benchmarks).
+``HOOKGRAPH_PARSE_WORKERS=N`` sets the number of workers (1: never fork);
+the default is one per core.
 
 Crash isolation is the one :mod:`hookgraph.sync.crash_guard` gives: a
 grammar that kills a worker breaks the pool, and the files not handed back
