@@ -36,7 +36,7 @@ import json
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -114,7 +114,16 @@ class NoEmbedRule:
         return None
 
     def path_reason(self, path: str) -> str | None:
-        return _path_reason(self.paths, path)
+        known = self._path_reasons
+        if path not in known:
+            known[path] = _path_reason(self.paths, path)
+        return known[path]
+
+    @cached_property
+    def _path_reasons(self) -> dict[str, str | None]:
+        """path -> its reason, for this rule: every unit of a file asks (a first index of tokio 5,427 times), and
+        the shared cache below hashes the rule's nested pattern tuples on each call (0.02 s)."""
+        return {}
 
 
 @lru_cache(maxsize=65536)

@@ -10,8 +10,10 @@ likely to be worth, in classes (highest first):
 2. code (definitions, containers, functions, constants...), **most used
    first**: after a first index (or ``--full``) the code's texts are ordered by
    how often the rest of the repository uses their name (calls, subclasses,
-   variables declared with or built as the type: :func:`rank_by_use`), then
-   documented definitions before undocumented containers before other code.
+   variables declared with or built as the type: :func:`rank_by_use`; done by
+   whoever empties the queue, before its first batch, so the sync's user does
+   not wait for it), then documented definitions before undocumented
+   containers before other code.
    What the code uses everywhere (``HttpClient``, ``Router.route``) is what
    people ask about, and what the graph reaches from the answers. Measured
    against the earlier classes (documented definitions, then undocumented
@@ -41,8 +43,11 @@ from hookgraph.embed.no_embed import looks_like_test
 from hookgraph.parse.units import CodeUnit
 from hookgraph.parse.written_types import type_names
 
-__all__ = ["CODE", "SPAN", "queue_priority", "rank_by_use", "usefulness"]
+__all__ = ["CODE", "RANK_META", "SPAN", "queue_priority", "rank_by_use", "usefulness"]
 
+#: Meta key a first index (or ``--full``) sets to its tier: that tier's code waits to be ordered by use, which
+#: whoever empties the queue does before its first batch (:func:`hookgraph.embed.queue.rank_waiting`).
+RANK_META = "queue_rank_tier"
 #: Classes per priority tier: a tier's lowest class still comes before the tier below's highest.
 SPAN = 10
 #: Kinds that contain other definitions: undocumented, their member list still says a lot.

@@ -40,7 +40,7 @@ if TYPE_CHECKING:
     from hookgraph.embed import Embedder
     from hookgraph.store.vector_cache import VectorCache
 
-__all__ = ["DrainReport", "EmbedMismatch", "drain", "progress_of"]
+__all__ = ["DrainReport", "EmbedMismatch", "drain", "progress_of", "rank_waiting"]
 
 #: Model time one batch aims at (seconds): the most a kill -9 can lose.
 BATCH_SECONDS = 2.0
@@ -103,6 +103,7 @@ def drain(
     """
     started = time.monotonic()
     report = DrainReport()
+    rank_waiting(database, lock_timeout)
     size = FIRST_BATCH
     #: Caches whose vectors were checked against the model in this drain (see _from_caches).
     checked: dict[int, bool] = {}
@@ -185,6 +186,29 @@ def drain(
     report.seconds = time.monotonic() - started
     report.rate = report.embedded / model_seconds if report.embedded and model_seconds else 0.0
     return report
+
+
+def rank_waiting(database: Path, lock_timeout: float = 60.0) -> int:
+    """Order a first index's queued code most used first (:func:`hookgraph.embed.order.rank_by_use`), if the sync
+    left that to whoever empties the queue; returns how many texts were ordered (0: nothing was left to order).
+
+    The order matters only to the model, so the sync does not make a user wait for it: on tokio's first index
+    it was 0.04 s of the end, with one core idle (benchmarks/RESULTS.md). The sync records the tier in
+    :data:`~hookgraph.embed.order.RANK_META`, in its own transaction, once every edge is in; this step clears it in the transaction
+    that orders, so a later first index's request is never lost.
+    """
+    from hookgraph.embed.order import RANK_META, rank_by_use
+
+    with Store(database) as store:
+        if store.get_meta(RANK_META) is None:
+            return 0
+    ordered = 0
+    with write_lock(database.parent, timeout=lock_timeout), Store(database) as store, store.transaction():
+        tier = store.get_meta(RANK_META)
+        if tier is not None:
+            store.delete_meta(RANK_META)
+            ordered = rank_by_use(store, int(tier)) if tier.isdigit() else 0
+    return ordered
 
 
 def _log_batch(texts: int) -> None:

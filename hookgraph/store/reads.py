@@ -249,6 +249,10 @@ class StoreReads(EdgeReads, UnitLookups):
             "SELECT unit_id, vec_distance_cosine(vec_int8(embedding), vec_int8(?)) FROM static_vectors "
             "WHERE unit_id IN ({in})", list(unit_ids), before=(query,))}
 
+    def has_vectors(self) -> bool:
+        """Whether the index holds any vector (a first index holds none: a sync then skips its lookups)."""
+        return bool(self.integer("SELECT EXISTS (SELECT 1 FROM vectors)"))
+
     def has_vector_cache_rows(self) -> bool:
         """Whether the in-index cache of orphaned vectors holds any (if not, a sync skips its lookups)."""
         return bool(self.integer("SELECT EXISTS (SELECT 1 FROM vector_cache)"))

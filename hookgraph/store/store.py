@@ -24,6 +24,7 @@ from hookgraph.store.writes import StoreWrites
 VOLATILE_META = frozenset({
     "synced_commit", "synced_map", "embedder_rate", "embedder_updated", "embedder_done", "repo_cache_seeded",
     "vector_sources_rejected", "reembed_no_cache",  # hookgraph.embed.adopt, hookgraph.embed.queue
+    "queue_rank_tier",  # hookgraph.embed.order
     "vector_sources_distrusted", "adopted_checked", "adopted_check_seconds",  # hookgraph.embed.recheck
 })
 

@@ -316,15 +316,17 @@ def _sync(
                     changed = sorted(set(changed) | {p for p in again if p in wanted})
                 if static_changed and not full:  # every unit's static vector and expansion words from the new tables
                     changed = sorted(set(changed) | (_indexed_paths(store) & set(wanted)))
+                empty = full or (not stored and not store.has_units())  # no unit of any path to delete first
                 with git.BlobReader(root) as reader:  # on every core for a big sync (hookgraph.sync.parallel)
                     for p, read in read_files(root, target, sorted(changed), wanted, text_chunks, reader):
-                        _store_file(store, p, wanted[p], read, embed, report)
+                        _store_file(store, p, wanted[p], read, embed, report, replace=not empty)
                         if bar:
                             bar.advance()
+                embed.ask_sources()
                 _write_static_vectors(store, embed.static_texts, embed.static_vectors)
                 store.drop_unwanted_pending()
-                if priority == PRIORITY_BULK and embed.queued:  # every edge is in now: the most used code first
-                    order.rank_by_use(store, PRIORITY_BULK)
+                if priority == PRIORITY_BULK and embed.queued:  # every edge is in now: whoever embeds orders the
+                    store.set_meta(order.RANK_META, str(PRIORITY_BULK))  # queue most used first (embed.queue.rank_waiting)
                 store.collect_orphan_vectors()
                 if defer_offers and embed.queued:
                     from hookgraph.embed.adopt import DEFERRED_META
@@ -361,6 +363,10 @@ def _sync(
     report.seconds = time.perf_counter() - started
     return report
 
+
+#: Texts the caches and snapshots are asked for at once: a query per file cost a first index of tokio 0.015 s
+#: in the one process that writes, for an empty cache; a bound keeps the texts held meanwhile small.
+OFFER_BATCH = 1024
 
 #: Compaction rule: VACUUM when at least this share of the file is free pages ...
 COMPACT_FREE_SHARE = 0.5
@@ -481,9 +487,13 @@ def _ensure_dir(directory: Path) -> None:
 
 
 def _store_file(store: Store, path: str, entry: git.Entry, read: FileRead, embed: _VectorFinder,
-                report: SyncReport) -> None:
-    """Write one file as :func:`hookgraph.sync.parallel.read_file` read it: its units, or why it is skipped."""
-    store.delete_units_of(path)
+                report: SyncReport, *, replace: bool = True) -> None:
+    """Write one file as :func:`hookgraph.sync.parallel.read_file` read it: its units, or why it is skipped.
+
+    ``replace``: its old units go first (False in a store that holds none: a first index's four lookups a
+    file found nothing, tokio's 0.01-0.02 s in the one process that writes)."""
+    if replace:
+        store.delete_units_of(path)
     if read.skipped is not None:
         store.upsert_file(path, entry.blob, read.language, f"skipped:{read.skipped}", 0, 0)
         report.skipped[read.skipped] += 1
@@ -637,6 +647,27 @@ class _VectorFinder:
         #: and only ``collect_orphan_vectors``, after the files are written, puts them in: empty (a first
         #: index) stays empty, and 58,000 lookups of Django's first index are saved.
         self._cache_rows: bool | None = None
+        #: Whether the index holds any vector (None: not looked up yet). In a sync only reviving adds one: an
+        #: index that starts without (a first index, ``--full``) is not asked for each file's texts.
+        self._has_vectors: bool | None = None
+        self._recipe: str | None = None
+        #: ``{text hash: (text, language)}`` found nowhere in the index and not asked of the sources yet.
+        self._unasked: dict[bytes, tuple[str, str]] = {}
+
+    def ask_sources(self) -> None:
+        """Ask the caches and snapshots for the texts collected since last asked (see :data:`OFFER_BATCH`);
+        the sync asks once more after its last file."""
+        if not self._unasked:
+            return
+        keys = list(self._unasked)
+        self.offers.collect({key: i for i, key in enumerate(keys)}, [self._unasked[k][0] for k in keys],
+                            [self._unasked[k][1] for k in keys], self.embedder.dims)
+        self._unasked.clear()
+
+    def _known(self, hashes: list[bytes]) -> dict[bytes, tuple[int, int, bool]]:
+        if self._has_vectors is None:
+            self._has_vectors = self.store.has_vectors()
+        return self.store.vector_info(hashes) if self._has_vectors else {}
 
     def _revivable(self) -> bool:
         if self._cache_rows is None:
@@ -696,19 +727,24 @@ class _VectorFinder:
         the queue (:mod:`hookgraph.embed.order`; the highest of its units').
         """
         self.used = True
-        recipe = self.embedder.recipe
-        hashes = [compose.text_hash(recipe, t) for t in texts]
-        known = self.store.vector_info(hashes)
+        if self._recipe is None:  # a hash of the model's identity: once a sync, not once a file
+            self._recipe = self.embedder.recipe
+        hashes = [compose.text_hash(self._recipe, t) for t in texts]
+        known = self._known(hashes)
         missing: dict[bytes, int] = {}
         for i, text_hash in enumerate(hashes):
             if text_hash in known or text_hash in missing:
                 continue
             if self._revivable() and self.store.revive_vector(text_hash) is not None:
+                self._has_vectors = True
                 known.update(self.store.vector_info([text_hash]))
             else:
                 missing[text_hash] = i
         if missing and self.offers.sources:  # offered vectors wait for the sample check (embed.adopt)
-            self.offers.collect(missing, texts, languages, self.embedder.dims)
+            for text_hash, i in missing.items():
+                self._unasked.setdefault(text_hash, (texts[i], languages[i]))
+            if len(self._unasked) >= OFFER_BATCH:
+                self.ask_sources()
         wanted = None if embeddable is None else {hashes[i] for i, yes in enumerate(embeddable) if yes}
         queue = {h: i for h, i in missing.items() if wanted is None or h in wanted}
         if queue:

@@ -12,7 +12,8 @@ from collections import Counter
 from pathlib import Path
 
 from hookgraph.embed.no_embed import looks_like_test
-from hookgraph.embed.queue import drain
+from hookgraph.embed.order import RANK_META
+from hookgraph.embed.queue import drain, rank_waiting
 from hookgraph.store import Store, db_path
 from tests.conftest import REQUESTS_FIXTURE, commit_all, make_repo, run_cli
 
@@ -65,6 +66,13 @@ def calls_by_name(root: Path) -> Counter[str]:
 def test_a_first_index_queues_files_then_the_most_used_code_then_the_rest(tmp_path: Path, embedder) -> None:
     root = requests_copy(tmp_path / "a")
     run_cli(root, "index", check=True)  # no background embedder in tests: the whole queue stays
+    # the sync leaves ordering by use to whoever empties the queue, who does it once
+    with Store(db_path(root), readonly=True) as store:
+        assert store.get_meta(RANK_META) == "0"
+    assert rank_waiting(db_path(root)) > 100
+    assert rank_waiting(db_path(root)) == 0
+    with Store(db_path(root), readonly=True) as store:
+        assert store.get_meta(RANK_META) is None
     queued = queue(root)
     assert len(queued) > 200
     classes = [max(expected_class(p, k, d) for p, k, _, d in units) for _, units in queued]
@@ -84,9 +92,11 @@ def test_a_first_index_queues_files_then_the_most_used_code_then_the_rest(tmp_pa
     # within a class: the sync's order, files by path and units in file order
     first_files = [units[0][0] for _, units in queued[:files]]
     assert first_files == sorted(first_files)
-    # deterministic: the same tree in another clone queues the same texts in the same order
+    # deterministic: the same tree in another clone queues the same texts in the same order, and the
+    # embedder orders them before it takes any
     again = requests_copy(tmp_path / "b")
     run_cli(again, "index", check=True)
+    drain(db_path(again), embedder, max_batches=0)
     assert [h for h, _ in queue(again)] == [h for h, _ in queued]
     # and the embedder takes them in that order: its first batch is file units only
     report = drain(db_path(root), embedder, max_batches=1)
@@ -103,6 +113,7 @@ def test_a_hooks_texts_still_come_before_a_first_index(tmp_path: Path) -> None:
     api.write_text(api.read_text().replace('"""Sends a GET request.', '"""Sends a GET request (changed).'))
     commit_all(root, "edit get")
     run_cli(root, "index", check=True)  # an incremental sync, as a hook runs it
+    assert rank_waiting(db_path(root)) > 100  # the first index's tier, ordered after the hook's texts came
     queued = queue(root)
     changed = [i for i, (_, units) in enumerate(queued) if any(q == "get" for _, _, q, _ in units)]
     assert changed == [0], [units for _, units in queued[:4]]  # before the first index's file units
@@ -121,6 +132,7 @@ def test_code_used_alike_keeps_documented_definitions_first(tmp_path: Path) -> N
     make_repo(root)
     commit_all(root, "two files")
     run_cli(root, "index", check=True)
+    rank_waiting(db_path(root))
     code = [units for _, units in queue(root) if expected_class(*units[0][:2], units[0][3]) == 2]
     names = [units[0][2] for units in code]
     assert names[0] == "hub", names  # called three times
