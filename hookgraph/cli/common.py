@@ -126,7 +126,7 @@ def crash_guarded(func: F) -> F:
             except Exception:  # noqa: BLE001 - no repository: nothing to record the file in
                 return None
 
-        result, left_out = crash_guard.run_leaving_out_crashes(work, root)
+        result, left_out = crash_guard.run_leaving_out_crashes(work, root, last=True)
         if left_out and isinstance(result, int):
             click.echo(crash_guard.left_out_warning(left_out, git=False), err=True)
         if isinstance(result, crash_guard.Crash):

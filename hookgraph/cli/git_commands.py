@@ -181,7 +181,7 @@ def run_git_hook(hook: str | None, args: list[str], *, strict: bool = False, emb
     def work() -> int:
         return _run_and_report(name, args, strict=strict, embedder=embedder)
 
-    result, left_out = crash_guard.run_leaving_out_crashes(work, _root_or_none)
+    result, left_out = crash_guard.run_leaving_out_crashes(work, _root_or_none, last=True)
     if left_out and isinstance(result, int):
         print(crash_guard.left_out_warning(left_out, git=True), file=sys.stderr)
     if isinstance(result, int):

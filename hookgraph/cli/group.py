@@ -34,8 +34,10 @@ class Command(click.Command):
             click.echo("hookgraph: interrupted", err=True)  # not click's blank line and "Aborted!"
             sys.exit(130)
         finally:
-            if as_program:  # the command is done: nothing left to undo, and click's own
-                signal.signal(signal.SIGINT, interrupted_while_starting)  # handler would print a blank line
+            # the command is done: nothing left to undo, and click's own handler would print a blank line; a
+            # guarded command whose child finished ignores Ctrl-C until it exits (hookgraph.sync.crash_guard)
+            if as_program and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN:
+                signal.signal(signal.SIGINT, interrupted_while_starting)
 
 
 class Group(click.Group):

@@ -86,6 +86,17 @@ def note(path: str | None, blob: str = "") -> None:
 
 #: What Ctrl-C prints, before any work or in the middle of it (a sync writes in one transaction).
 INTERRUPTED_LINE = "hookgraph: interrupted; the index is unchanged"
+#: What Ctrl-C prints once the sync has committed (its last lines, an ``index --wait``'s embedding): "unchanged"
+#: would be false.
+INTERRUPTED_AFTER_SYNC_LINE = "hookgraph: interrupted; the index was updated before it"
+#: Whether this guarded run's sync has committed (:func:`note_committed`).
+_committed = False
+
+
+def note_committed() -> None:
+    """The sync's transaction has committed: an interrupt from now on must not say the index is unchanged."""
+    global _committed
+    _committed = True
 
 
 def _hold_sigint() -> set[int | signal.Signals] | None:
@@ -107,8 +118,11 @@ def _release_sigint(mask: set[int | signal.Signals] | None) -> None:
         signal.pthread_sigmask(signal.SIG_SETMASK, mask)
 
 
-def run_guarded(work: Callable[[], int], *, own_output: bool = True) -> int | Crash:
+def run_guarded(work: Callable[[], int], *, own_output: bool = True, last: bool = False) -> int | Crash:
     """``work()``'s exit code, run in a forked child; a :class:`Crash` if the child died of a signal.
+
+    ``last``: the process only exits once the work is done (a command): if the child finished, Ctrl-C stays
+    ignored here, since a Ctrl-C landing after a finished sync's summary added an "interrupted" line under it.
 
     ``own_output=False`` where stdout is someone else's stream (the MCP
     server's protocol, written by its event loop): the parent does not flush
@@ -134,16 +148,17 @@ def run_guarded(work: Callable[[], int], *, own_output: bool = True) -> int | Cr
         code = 1
         try:
             _release_sigint(held)  # a Ctrl-C held across the fork arrives here, before any work
-            global _breadcrumb
-            _breadcrumb = breadcrumb
+            global _breadcrumb, _committed
+            _breadcrumb, _committed = breadcrumb, False
             faulthandler.enable(file=trace)
             code = work()
         except KeyboardInterrupt:
-            print(INTERRUPTED_LINE, file=sys.stderr)
+            print(INTERRUPTED_AFTER_SYNC_LINE if _committed else INTERRUPTED_LINE, file=sys.stderr)
             code = 130
         except BaseException:  # noqa: BLE001 - work() reports its own failures; this is a last resort
             code = 1
         finally:
+            _ignore_ctrl_c()  # the work has said all it says: a Ctrl-C now must not add a line or lose output
             if own_output:
                 sys.stdout.flush()
                 sys.stderr.flush()
@@ -155,10 +170,12 @@ def run_guarded(work: Callable[[], int], *, own_output: bool = True) -> int | Cr
     if held is not None and signal.SIGINT in signal.sigpending():
         os.kill(pid, signal.SIGINT)  # a Ctrl-C held across the fork may have come before the child existed
     _release_sigint(held)  # then it is discarded here (ignored while we wait) and the child answers it
+    finished = False
     try:
         _, status = os.waitpid(pid, 0)
+        finished = last and os.WIFEXITED(status)
     finally:
-        if main:
+        if main and not finished:  # after a crash the work runs again, without the file that crashed
             signal.signal(signal.SIGINT, previous)
     raw = bytes(breadcrumb).split(b"\0", 1)[0].decode("utf-8", "replace")
     breadcrumb.close()
@@ -174,22 +191,29 @@ def run_guarded(work: Callable[[], int], *, own_output: bool = True) -> int | Cr
     return crash
 
 
+def _ignore_ctrl_c() -> None:
+    try:
+        signal.signal(signal.SIGINT, signal.SIG_IGN)
+    except ValueError:  # not the main thread (cannot happen in a forked child, whose one thread is its main)
+        pass
+
+
 def run_leaving_out_crashes(
     work: Callable[[], int], find_root: Callable[[], Path | None], *, database: Path | None = None,
-    own_output: bool = True,
+    own_output: bool = True, last: bool = False,
 ) -> tuple[int | Crash, list[str]]:
     """``work()`` guarded; each file that crashes the parser is left out and the work run again.
 
     ``find_root`` gives the repository whose index records the file (asked
     only after a crash: a git call the hook need not pay for otherwise);
     ``database`` is the store ``work`` syncs when it is not that index (the
-    MCP server's working-tree copy). ``own_output`` as for :func:`run_guarded`.
+    MCP server's working-tree copy). ``own_output`` and ``last`` as for :func:`run_guarded`.
 
     Returns the last run's result and the files left out (``"path (SIGSEGV)"``),
     at most :data:`MAX_CRASHED_FILES` of them; a crash outside parsing, or one
     more than that, is returned as it is.
     """
-    result = run_guarded(work, own_output=own_output)
+    result = run_guarded(work, own_output=own_output, last=last)
     left_out: list[str] = []
     paths: list[str] = []
     root = find_root() if isinstance(result, Crash) else None
@@ -197,7 +221,7 @@ def run_leaving_out_crashes(
            and result.path not in paths and record_crashed_file(root, result, database)):
         paths.append(result.path or "")
         left_out.append(f"{result.path} ({result.signal})")
-        result = run_guarded(work, own_output=own_output)  # the rest of the change, without the files that crashed
+        result = run_guarded(work, own_output=own_output, last=last)  # the rest of the change, without the files that crashed
     return result, left_out
 
 

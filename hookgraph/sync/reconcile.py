@@ -35,7 +35,7 @@ from hookgraph.parse import compose, expansion, filters
 from hookgraph.parse.version import PARSER_META, parser_fingerprint
 from hookgraph.store import Store, StoreError, damaged, db_path, faults, quarantine, remove_database
 from hookgraph.store.lock import write_lock
-from hookgraph.sync import freshness
+from hookgraph.sync import crash_guard, freshness
 from hookgraph.embed.adopt import Offers, close_sources, offering_sources
 from hookgraph.sync.parallel import FileRead, read_files
 from hookgraph.sync.target import SyncError, Target
@@ -345,6 +345,7 @@ def _sync(
                 expansion_table = expansion.shipped_sha256()
                 if expansion_table is not None:
                     store.set_meta(EXPANSION_META, expansion_table)
+            crash_guard.note_committed()
         finally:
             if bar:
                 bar.close()

@@ -188,3 +188,38 @@ def test_ctrl_c_as_fork_returns_is_answered_by_the_child_not_lost_in_an_at_fork_
             assert interrupted and "worked" not in proc.stdout, proc
         else:  # forwarded to the child, which may have done its one print by then: either outcome, one line at most
             assert interrupted or (proc.stderr == "" and "result 0" in proc.stdout), proc
+
+
+CTRL_C_AFTER_THE_SYNC = """
+import os, signal, sys
+from hookgraph.sync import crash_guard
+
+signal.signal(signal.SIGINT, signal.default_int_handler)  # as a command runs (hookgraph.cli.group)
+
+
+def work():
+    crash_guard.note_committed()  # the sync's transaction is in
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C before the command's last line
+    print("not reached", flush=True)
+    return 0
+
+
+print("result", crash_guard.run_guarded(work, last=sys.argv[1] == "last"), flush=True)
+try:
+    os.kill(os.getpid(), signal.SIGINT)  # Ctrl-C after the child finished, as the process exits
+    print("exits with the child's code", flush=True)
+except KeyboardInterrupt:
+    print("interrupted in the parent", flush=True)
+"""
+
+
+def test_ctrl_c_after_the_sync_committed_never_says_the_index_is_unchanged(tmp_path: Path) -> None:
+    """The child tells the truth about a sync that committed before the Ctrl-C; a command's parent whose child
+    finished exits with its code, not with an "interrupted" line under the summary (``last``)."""
+    script = tmp_path / "ctrl_c_after_the_sync.py"
+    script.write_text(CTRL_C_AFTER_THE_SYNC)
+    for mode, after in (("last", "exits with the child's code"), ("library", "interrupted in the parent")):
+        proc = subprocess.run([sys.executable, str(script), mode], capture_output=True, text=True, timeout=60,
+                              env=clean_env(PYTHONPATH=str(Path(__file__).resolve().parents[2])))
+        assert proc.stderr.strip() == crash_guard.INTERRUPTED_AFTER_SYNC_LINE, (mode, proc.stderr)
+        assert proc.stdout.split("\n")[:2] == ["result 130", after], (mode, proc.stdout)
