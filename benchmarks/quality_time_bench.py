@@ -120,6 +120,9 @@ def plan(root: Path, sample: int) -> dict[str, Any]:
     started = time.perf_counter()
     sync(root, read_target(root, "head"), background=False)
     index_seconds = time.perf_counter() - started
+    from hookgraph.embed.queue import rank_waiting
+
+    rank_waiting(db_path(root))  # the drain's first step: the queue in the order the embedder takes it
     embedder = Embedder(**({'max_windows': MAX_WINDOWS} if MAX_WINDOWS else {}))
     with Store(db_path(root)) as store:
         if REORDER:
