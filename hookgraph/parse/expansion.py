@@ -129,10 +129,13 @@ class ExpansionTable:
         strong = sums >= EXPANSION_MIN
         hits, score_of = found[strong], sums[strong]
         slot_of, word_of = hits // width, hits % width
-        for i in np.lexsort((word_of, -score_of, slot_of)).tolist():
-            slot, word = int(slot_of[i]), descriptions[int(word_of[i])]
-            if len(out[slot]) < EXPANSION_WORDS and word not in word_sets[slot]:
-                out[slot].append(word)
+        order = np.lexsort((word_of, -score_of, slot_of))
+        for slot, word_id in zip(slot_of[order].tolist(), word_of[order].tolist()):  # Python ints, not numpy's
+            chosen = out[slot]
+            if len(chosen) < EXPANSION_WORDS:
+                word = descriptions[word_id]
+                if word not in word_sets[slot]:
+                    chosen.append(word)
         return out
 
     @functools.cached_property
