@@ -107,6 +107,20 @@ class Store(StoreWrites):
         return (self.integer("PRAGMA page_size"), self.integer("PRAGMA page_count"),
                 self.integer("PRAGMA freelist_count"))
 
+    def hold_checkpoints(self) -> None:
+        """No automatic checkpoint on this connection's commits (a sync writing a whole index; see below)."""
+        self.db.execute("PRAGMA wal_autocheckpoint=0")
+
+    def leave_checkpoint_to_the_next_writer(self) -> None:
+        """A sync that wrote a whole index (a first index, ``--full``) does not copy it from the WAL into the file
+        itself: the next write connection does (the background embedder's first publish, or the next hook), by
+        SQLite's automatic checkpoint. The copy was 0.04 s at the end of tokio's first index, the user waiting,
+        one core idle (benchmarks/RESULTS.md). Readers read through the WAL meanwhile; a committed sync is in
+        the WAL (WAL mode keeps it consistent; with ``synchronous=NORMAL`` its durability waits for that
+        checkpoint, and a first index lost to a power cut is made again). Call once the sync has committed:
+        a sync that fails closes as before, its WAL removed with it."""
+        self.db.config(apsw.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
+
     def vacuum(self) -> None:
         """Rewrite the file without its free pages and empty the WAL (under the writer's lock, outside a
         transaction): an index that lost most of its units shrinks on disk."""
