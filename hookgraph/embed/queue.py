@@ -194,8 +194,8 @@ def rank_waiting(database: Path, lock_timeout: float = 60.0) -> int:
 
     The order matters only to the model, so the sync does not make a user wait for it: on tokio's first index
     it was 0.04 s of the end, with one core idle (benchmarks/RESULTS.md). The sync records the tier in
-    :data:`~hookgraph.embed.order.RANK_META`, in its own transaction, once every edge is in; this step clears it in the transaction
-    that orders, so a later first index's request is never lost.
+    :data:`~hookgraph.embed.order.RANK_META`, in its own transaction, once every edge is in; this step clears
+    it in the transaction that orders, so a later first index's request is never lost.
     """
     from hookgraph.embed.order import RANK_META, rank_by_use
 

@@ -56,8 +56,8 @@ def static_words(text: str) -> list[str]:
 class _TokenRows(dict[str, bytes]):
     """token -> the table rows of its :func:`static_words` (-1 for a word outside the table) as int64 bytes,
     computed on first sight: splitting every token of every unit was most of a first index's static cost, and
-    tokens repeat. Bytes, so a text's rows are one ``b"".join`` (tokio's 430,000 tokens: 0.04 s less than
-    numpy reading them one integer at a time)."""
+    tokens repeat. Bytes, so a text's rows are one ``b"".join`` for numpy to read (tokio's 5,427 texts, 430,000
+    tokens: 117 -> 104 ms against numpy reading them one integer at a time)."""
 
     def __init__(self, index: dict[str, int]) -> None:
         super().__init__()

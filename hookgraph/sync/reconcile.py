@@ -271,7 +271,7 @@ def _sync(
                 full = True
                 report.warnings.append(switched)
         stored = {} if full else store.file_map()
-        if full or not stored:  # a whole index is written: its checkpoint is the next writer's (see below)
+        if full or not stored:  # a whole index is written: the next connection checkpoints it (see below)
             store.hold_checkpoints()
         wanted = {p: e for p, e in target.entries.items() if not filters.is_own_database(p)}
         changed = [p for p, e in wanted.items() if stored.get(p) != e.blob]
@@ -349,7 +349,7 @@ def _sync(
                     store.set_meta(EXPANSION_META, expansion_table)
             crash_guard.note_committed()
             if full or not stored:
-                store.leave_checkpoint_to_the_next_writer()
+                store.leave_checkpoint_to_the_next_connection()
         finally:
             if bar:
                 bar.close()
