@@ -51,3 +51,17 @@ def test_counts_agree_with_their_nouns() -> None:
     assert [count(n, "path") for n in (0, 1, 2)] == ["0 paths", "1 path", "2 paths"]
     assert count(1, "index", "indexes") == "1 index" and count(3, "index", "indexes") == "3 indexes"
     assert verb(1, "differs", "differ") == "differs" and verb(2, "differs", "differ") == "differ"
+
+
+def test_status_gives_the_size_of_a_first_index_still_in_its_wal(tmp_path: Path) -> None:
+    """Right after a first index the pages wait in the WAL for the next connection's checkpoint: the size said is
+    the index's (pages x page size), not the nearly empty file's."""
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
+    run_cli(root, "index", check=True)
+    database = root / ".hookgraph" / "index.db"
+    file_alone = database.stat().st_size
+    assert Path(f"{database}-wal").stat().st_size > file_alone
+    status = json.loads(run_cli(root, "status", "--json", check=True).stdout)
+    assert status["bytes"] > file_alone and status["bytes"] % 4096 == 0
+    # status was the next connection: it checkpointed on closing, and the file now holds what it said
+    assert not Path(f"{database}-wal").exists() and database.stat().st_size == status["bytes"]
