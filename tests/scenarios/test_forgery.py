@@ -137,9 +137,15 @@ def test_a_clone_checks_every_adopted_vector_drops_the_forged_source_and_never_e
     status = json.loads(repo.hookgraph("status", "--json", cwd=victim).stdout)
     assert status["pending_vectors"] == 0 and status["adopted_vectors"]["unchecked"] == 0, status
     refused = [line for line in status["vector_sources_refused"] if f"of commit {forged.commit}" in line]
-    assert len(refused) == 1 and any(f"`{name}`" in refused[0] for name in SWAPPED), status["vector_sources_refused"]
+    assert len(refused) == 1, status["vector_sources_refused"]
+    # The sample (24 of the 309 texts offered, drawn with the OS's randomness) meets one of the two forged
+    # vectors in about one run in seven: the source is then refused by the sample, before any vector is
+    # adopted. Otherwise the full check catches one and names it (`verify --vectors` names both every time,
+    # below). Either way nothing forged is ranked (above) or passed on (below).
+    by_sample = "sampled vectors differ" in refused[0]
+    assert by_sample or any(f"`{name}`" in refused[0] for name in SWAPPED), refused[0]
     text = repo.hookgraph("status", cwd=victim).stdout
-    assert f"refused:   {refused[0]}" in text and "checked:" in text, text
+    assert f"refused:   {refused[0]}" in text and (by_sample or "checked:" in text), text  # nothing adopted
 
     # The victim's next shared commit passes neither forged vector on.
     hooks = subprocess.run([PYTHON, "-m", "pre_commit", "install"], cwd=victim, env=repo.env(),
