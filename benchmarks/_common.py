@@ -149,6 +149,18 @@ def spread(values: list[float], scale: float = 1.0, fmt: str = "{:.0f}") -> str:
     return f"{fmt.format(min(values) * scale)}-{fmt.format(max(values) * scale)}"
 
 
+def checkpointed_bytes(path: Path) -> int:
+    """An index file's size once its WAL is copied in (a first index leaves that copy to the next connection)."""
+    import apsw
+
+    db = apsw.Connection(str(path))
+    try:
+        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+    finally:
+        db.close()
+    return path.stat().st_size
+
+
 def write_section(name: str, section: str) -> None:
     """Replace (or append) the ``## name`` section of RESULTS.md."""
     text = RESULTS.read_text() if RESULTS.exists() else (

@@ -40,8 +40,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
-    PYTHON, REPO, precompile, build_sources, fake_embedder, load, machine, machine_line, measured, median, spread,
-    write_repo, write_section,
+    PYTHON, REPO, build_sources, checkpointed_bytes, fake_embedder, load, machine, machine_line, measured, median,
+    precompile, spread, write_repo, write_section,
 )
 
 sys.path.insert(0, str(REPO))
@@ -91,15 +91,7 @@ def build(root: Path, units_wanted: int) -> tuple[Path, int, float, list[str]]:
 def db_bytes(repo: Path) -> int:
     from hookgraph.store import db_path
 
-    import apsw
-
-    path = db_path(repo)
-    db = apsw.Connection(str(path))
-    try:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        db.close()
-    return path.stat().st_size
+    return checkpointed_bytes(db_path(repo))
 
 
 def in_process(repo: Path, queries: list[str], runs: int, files: bool = False,

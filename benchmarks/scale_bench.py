@@ -26,8 +26,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import (  # noqa: E402
-    ADJ, NOUNS, PYTHON, REPO, VERBS, fake_embedder, git, load, machine, machine_line, measured, precompile,
-    write_section,
+    ADJ, NOUNS, PYTHON, REPO, VERBS, checkpointed_bytes, fake_embedder, git, load, machine, machine_line, measured,
+    precompile, write_section,
 )
 
 sys.path.insert(0, str(REPO))
@@ -99,7 +99,7 @@ def main() -> None:
         m = measured([PYTHON, str(Path(__file__).resolve()), "--child", str(repo), str(out)], work)
         data = json.loads(out.read_text())
         data["peak_mb"] = m.peak_mb
-        data["db_bytes"] = _checkpointed_size(repo / ".hookgraph" / "index.db")
+        data["db_bytes"] = checkpointed_bytes(repo / ".hookgraph" / "index.db")
         rows.append(data)
         print(f"{n} files: {data['units']} units in {data['seconds']:.0f}s, peak {m.peak_mb:.0f} MB, "
               f"{data['db_bytes'] / data['units']:.0f} B/unit", flush=True)
@@ -127,18 +127,6 @@ def main() -> None:
         write_section("Scale", section)
     if not args.keep:
         shutil.rmtree(work, ignore_errors=True)
-
-
-def _checkpointed_size(path: Path) -> int:
-    """The index file's size once its WAL is copied in (a first index leaves that to the next connection)."""
-    import apsw
-
-    db = apsw.Connection(str(path))
-    try:
-        db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
-    finally:
-        db.close()
-    return path.stat().st_size
 
 
 if __name__ == "__main__":
