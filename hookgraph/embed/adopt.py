@@ -246,11 +246,9 @@ def adopt_waiting(root: Path, database: Path, embedder: Embedder, caches: Sequen
     --wait``) before it embeds: the sample is embedded holding no lock, the
     vectors are published under the write lock in one short transaction.
     """
-    from hookgraph.embed.queue import rank_waiting
     from hookgraph.store import Store
     from hookgraph.store.lock import write_lock
 
-    rank_waiting(database, lock_timeout)  # the queue in the order it is embedded, before anything reads it
     with Store(database) as store:
         token = store.get_meta(DEFERRED_META)
         if token is None:

@@ -271,7 +271,8 @@ def _sync(
                 full = True
                 report.warnings.append(switched)
         stored = {} if full else store.file_map()
-        if full or not stored:  # a whole index is written: the next connection checkpoints it (see below)
+        whole = full or not stored  # a whole index is written: the next connection checkpoints it (see below)
+        if whole:
             store.hold_checkpoints()
         wanted = {p: e for p, e in target.entries.items() if not filters.is_own_database(p)}
         changed = [p for p, e in wanted.items() if stored.get(p) != e.blob]
@@ -318,7 +319,7 @@ def _sync(
                     changed = sorted(set(changed) | {p for p in again if p in wanted})
                 if static_changed and not full:  # every unit's static vector and expansion words from the new tables
                     changed = sorted(set(changed) | (_indexed_paths(store) & set(wanted)))
-                empty = full or (not stored and not store.has_units())  # no unit of any path to delete first
+                empty = full or (whole and not store.has_units())  # no unit of any path to delete first
                 with git.BlobReader(root) as reader:  # on every core for a big sync (hookgraph.sync.parallel)
                     for p, read in read_files(root, target, sorted(changed), wanted, text_chunks, reader):
                         _store_file(store, p, wanted[p], read, embed, report, replace=not empty)
@@ -348,7 +349,7 @@ def _sync(
                 if expansion_table is not None:
                     store.set_meta(EXPANSION_META, expansion_table)
             crash_guard.note_committed()
-            if full or not stored:
+            if whole:
                 store.leave_checkpoint_to_the_next_connection()
         finally:
             if bar:
