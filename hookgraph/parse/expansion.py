@@ -33,7 +33,11 @@ TABLE_FILE = "expansion.tsv"
 #: (``returns``, ``given``) that many units share. The one value measured.
 EXPANSION_WORDS = 5
 #: A word is added only when its summed weight over the unit's code words reaches this, in thousandths (one
-#: strong association, ``urandom`` -> random 1.445, or several weaker ones agreeing).
+#: strong association, ``urandom`` -> random 1.445, or several weaker ones agreeing). Swept on eval/'s tuned
+#: projects (no shared word R@5 / NL R@5): 350 0.761 / 0.850, 500 0.769 / 0.854, 600 0.774 / 0.857, 700
+#: 0.772 / 0.856, 850 0.758 / 0.849, 1000 0.753 / 0.847. A flat top from 500 to 700 whose steps are two
+#: questions of 368, traded between projects: left at 500 (eval/RESULTS.md, 2026-12-07). Fewer words a unit
+#: (``EXPANSION_WORDS`` 3) 0.764 / 0.852, more (8) 0.769 / 0.852.
 EXPANSION_MIN = 500
 #: Associations weaker than this (thousandths) are not read: alone they never reach :data:`EXPANSION_MIN`
 #: (with :data:`NO_EXPANSION_KINDS`, half the work, for eval/'s top-5 0.859 -> 0.857).

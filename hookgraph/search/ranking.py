@@ -81,6 +81,8 @@ FILES_DEPTH = 100
 #: the file the question is about, through the files' summed-score lift: with it on, filebench right after
 #: ``index`` 0.866 -> 0.862, and eval/'s held-out file questions 0.863 -> 0.823 (eval/RESULTS.md, "Learnt word
 #: expansion"; both measured on the first designs, before the table kept only associations several projects share).
+#: Measured again with the shipped table (2026-12-07): filebench 0.866 / 0.871 -> 0.862 / 0.872 (pending /
+#: complete): still off.
 FILES_EXPANSION = False
 #: Files whose stem or last folders match the question's words join the candidates (their file unit and
 #: their best units by words), this many files at most: a file named after the subject (``JsonElement.java``
