@@ -89,7 +89,8 @@ PATH_WORD_COMMON = 6
 #: share; the rest is meaning's. Equal halves, no tuning: 0.4 / 0.6 measured 0.869 / 0.834 and 0.867 / 0.837
 #: (filebench complete / eval/'s file questions) against 0.869 / 0.836 at 0.5 (eval/RESULTS.md). Right after
 #: ``index``, where meaning comes from the static table, the words are not the better half either: filebench
-#: pending 0.6 0.861, 0.4 0.866, 0.5 0.866 (2026-12-07).
+#: pending 0.6 0.861, 0.4 0.866, 0.5 0.866. Fused by rank instead (``(k + 1) / (k + 1 + rank)``, k 60): filebench
+#: 0.868 / 0.873 (pending / complete) but fastapi -0.03 and eval/'s file questions 0.840 -> 0.821 (2026-12-07).
 FILE_WORDS_SHARE = 0.5
 
 
