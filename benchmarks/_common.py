@@ -150,7 +150,8 @@ def spread(values: list[float], scale: float = 1.0, fmt: str = "{:.0f}") -> str:
 
 
 def checkpointed_bytes(path: Path) -> int:
-    """An index file's size once its WAL is copied in (a first index leaves that copy to the next connection)."""
+    """An index file's size once its WAL is copied in (mains from d3d6b74 to b16c803 left a first index's copy to the
+    next connection; a baseline among them is measured alike)."""
     import apsw
 
     db = apsw.Connection(str(path))

@@ -242,8 +242,7 @@ def register(cli: click.Group) -> None:
 
 
 def _index_bytes(store: Any) -> int:
-    """The index's size as SQLite sees it (pages x page size), wherever its pages are: a first index waits in the
-    WAL until the next connection checkpoints it (:meth:`hookgraph.store.Store.leave_checkpoint_to_the_next_connection`),
-    and the file alone said 0.0 MB."""
+    """The index's size as SQLite sees it (pages x page size), wherever its pages are: pages a running embedder
+    committed wait in the WAL until its next checkpoint, and the file alone says less."""
     page_size, pages, _free = store.page_counts()
     return int(page_size * pages)

@@ -107,22 +107,6 @@ class Store(StoreWrites):
         return (self.integer("PRAGMA page_size"), self.integer("PRAGMA page_count"),
                 self.integer("PRAGMA freelist_count"))
 
-    def hold_checkpoints(self) -> None:
-        """No automatic checkpoint on this connection's commits (a sync writing a whole index; see below)."""
-        self.db.execute("PRAGMA wal_autocheckpoint=0")
-
-    def leave_checkpoint_to_the_next_connection(self) -> None:
-        """A sync that wrote a whole index (a first index, ``--full``) does not copy it from the WAL into the file
-        itself: the next connection does, as SQLite always does when the last connection closes or a commit
-        passes the automatic checkpoint's size (the background embedder within its first second, else the next
-        command, once). The copy was 0.04 s at the end of tokio's first index, the user waiting, one core idle
-        (benchmarks/RESULTS.md). Readers read through the WAL meanwhile (an ``immutable`` reader refuses a WAL
-        with frames, :func:`hookgraph.store.faults.can_read_immutable`); the committed sync is in the WAL,
-        consistent, its durability (``synchronous=NORMAL``) waiting for that checkpoint: a first index lost to
-        a power cut is made again. Called once the sync has committed: a sync that fails closes as before,
-        leaving no WAL."""
-        self.db.config(apsw.SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, 1)
-
     def vacuum(self) -> None:
         """Rewrite the file without its free pages and empty the WAL (under the writer's lock, outside a
         transaction): an index that lost most of its units shrinks on disk."""

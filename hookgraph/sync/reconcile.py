@@ -271,9 +271,7 @@ def _sync(
                 full = True
                 report.warnings.append(switched)
         stored = {} if full else store.file_map()
-        whole = full or not stored  # a whole index is written: the next connection checkpoints it (see below)
-        if whole:
-            store.hold_checkpoints()
+        whole = full or not stored  # a whole index is written
         wanted = {p: e for p, e in target.entries.items() if not filters.is_own_database(p)}
         changed = [p for p, e in wanted.items() if stored.get(p) != e.blob]
         deleted = [p for p in stored if p not in wanted]
@@ -349,8 +347,6 @@ def _sync(
                 if expansion_table is not None:
                     store.set_meta(EXPANSION_META, expansion_table)
             crash_guard.note_committed()
-            if whole:
-                store.leave_checkpoint_to_the_next_connection()
         finally:
             if bar:
                 bar.close()

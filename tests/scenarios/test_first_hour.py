@@ -194,6 +194,46 @@ def test_a_stopped_embedder_is_stalled_in_status_and_index_wait_takes_over_withi
         wait_until(lambda: worker_pid(root) is None, timeout=10)
 
 
+def _stop_once_it_opens(pid: int, database: Path) -> bool:
+    """SIGSTOP the embedder the moment it has the index open (its first step: any recovery, the first reads)."""
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            opened = any(os.readlink(fd) == str(database) for fd in Path(f"/proc/{pid}/fd").iterdir())
+        except OSError:  # an fd closed while listed, or the process gone
+            opened = False
+        if opened:
+            os.kill(pid, signal.SIGSTOP)
+            return True
+        time.sleep(0.001)
+    return False
+
+
+def test_an_embedder_stopped_as_it_opens_the_index_blocks_no_command(tmp_path: Path) -> None:
+    """The background embedder frozen in its very first step (SIGSTOP, a debugger, a swapped-out laptop) must not
+    hold every other command: a first index that left its WAL made that step a recovery under SQLite's locks,
+    and `status` waited its 30 s busy timeout and failed (the flaky stalled-embedder test above). Where the stop
+    lands is chance (this caught that defect 1 time in 4); the cause is tested without chance in
+    tests/sync/test_reconcile.py (a whole index leaves no WAL)."""
+    root = requests_copy(tmp_path)
+    run_cli(root, "index", env=background_env(), check=True)
+    assert wait_until(lambda: worker_pid(root) is not None, timeout=30)
+    pid = worker_pid(root)
+    assert pid is not None and b"hookgraph.embed.worker" in Path(f"/proc/{pid}/cmdline").read_bytes()
+    assert _stop_once_it_opens(pid, (root / ".hookgraph" / "index.db").resolve())
+    try:
+        started = time.monotonic()
+        proc = run_cli(root, "status", "--json", env=clean_env())
+        took = time.monotonic() - started
+        assert proc.returncode == 0, proc.stderr
+        assert sum(json.loads(proc.stdout)["units"].values()) > 100 and took < 10, took
+        asked = run_cli(root, "ask", "where are cookies merged into a session request?", env=clean_env())
+        assert asked.returncode == 0 and "requests/" in asked.stdout, asked.stderr
+    finally:
+        os.kill(pid, signal.SIGKILL)
+        wait_until(lambda: worker_pid(root) is None, timeout=10)
+
+
 def test_a_lock_timeout_names_the_holder(tmp_path: Path) -> None:
     root = requests_copy(tmp_path)
     run_cli(root, "index", check=True)
@@ -567,8 +607,8 @@ def test_an_index_that_lost_most_of_its_units_is_compacted(tmp_path: Path) -> No
                                           for n in range(120)})
     run_cli(root, "index", check=True)
     database = root / ".hookgraph" / "index.db"
-    before = json.loads(run_cli(root, "status", "--json", check=True).stdout)["bytes"]  # a first index waits in
-    assert database.stat().st_size == before  # the WAL; the next connection (status) copied it into the file
+    before = json.loads(run_cli(root, "status", "--json", check=True).stdout)["bytes"]
+    assert database.stat().st_size == before  # a first index checkpointed its WAL itself: the file holds it
     for n in range(10, 120):
         (root / "pkg" / f"module_{n}.py").unlink()
     commit_all(root, "drop most modules")
