@@ -18,7 +18,8 @@ read-only      the file, or the directory SQLite must create its ``-wal``/``-shm
 no-space       the file system is full (or nearly: SQLite says "disk I/O error"
                when it cannot grow its ``-shm``)
 io-error       the storage itself failed (EIO)
-locked         another process holds the database or hookgraph's write lock
+locked         another process holds the database or hookgraph's write lock (a stopped
+               holder is named, :mod:`hookgraph.store.lock_holder`)
 newer-schema   written by a newer hookgraph
 not-a-database not an SQLite file at all (garbage, zeros)
 damaged        an SQLite file whose pages (``quick_check``) or vector chunks are broken
@@ -29,7 +30,7 @@ Only ``not-a-database``, ``damaged``, ``untrusted`` and ``newer-schema``
 files are ever moved aside by ``hookgraph index --full`` (:data:`MOVABLE`);
 for the others the file is fine and the remedy is elsewhere.
 
-A leaf module: it imports apsw and the standard library only, so the store,
+A leaf module: it imports apsw, the standard library and :mod:`hookgraph.store.lock_holder` (a leaf too), so the store,
 the sync, the lock and the CLI can all use it.
 """
 
@@ -221,7 +222,8 @@ def quick_check(path: Path, pragma: str = "quick_check") -> str | None:
     """The first problem ``PRAGMA quick_check`` (or ``integrity_check``) finds in ``path`` (None when it says ok).
 
     Run on its own read-only connection: the failing one may be mid-transaction.
-    An error raised by the check itself is its finding.
+    An error raised by the check itself is its finding, except a lock it could not get: that is raised (SQLite's
+    "database is locked" or "locking protocol" says nothing about the pages).
     """
     import apsw
 
@@ -229,15 +231,43 @@ def quick_check(path: Path, pragma: str = "quick_check") -> str | None:
     try:
         db = apsw.Connection(str(path), flags=flags)
     except apsw.Error as exc:
+        if _is_lock_error(exc):
+            raise
         return _detail(exc)
     try:
         rows = db.execute(f"PRAGMA {pragma}(3)").fetchall()
     except apsw.Error as exc:
+        if _is_lock_error(exc):
+            raise
         return _detail(exc)
     finally:
         db.close()
     findings = [str(r[0]) for r in rows if str(r[0]) != "ok"]
     return " ".join(findings[0].split()) if findings else None
+
+
+def _is_lock_error(exc: BaseException) -> bool:
+    """SQLite could not get a lock: busy, locked, or a reader that gave up on the WAL's read marks (SQLITE_PROTOCOL,
+    "locking protocol": another process holds them, typically one stopped while it recovered the WAL)."""
+    import apsw
+
+    return isinstance(exc, (apsw.BusyError, apsw.LockedError, apsw.ProtocolError))
+
+
+def locked(path: Path, detail: str) -> StoreFault:
+    """The "locked" fault, naming the holder when the kernel shows one: a stopped holder never finishes by itself."""
+    from hookgraph.store.lock_holder import lock_holder
+
+    holder = lock_holder(path)
+    if holder is None:
+        return StoreFault("locked", f"{path} is locked by another process ({detail})",
+                          f"wait for it to finish, {CATCH_UP}")
+    if holder.stopped:
+        return StoreFault("locked", f"{path} is locked by process {holder.pid}, which is stopped ({detail})",
+                          f"resume it with `kill -CONT {holder.pid}` (`ps -p {holder.pid}` shows what it is; a "
+                          f"stopped hookgraph embedder may be ended with `kill {holder.pid}`), {CATCH_UP}")
+    return StoreFault("locked", f"{path} is locked by process {holder.pid} ({detail})",
+                      f"wait for it to finish (`ps -p {holder.pid}` shows it), {CATCH_UP}")
 
 
 def _detail(exc: BaseException) -> str:
@@ -270,9 +300,8 @@ def diagnose(path: Path, exc: BaseException) -> StoreFault:
             return fault
         return StoreFault("read-only", f"{path} cannot be written ({detail})",
                           f"check its permissions and mount, {CATCH_UP}")
-    if isinstance(exc, (apsw.BusyError, apsw.LockedError)):
-        return StoreFault("locked", f"{path} is locked by another process ({detail})",
-                          f"wait for it to finish, {CATCH_UP}")
+    if _is_lock_error(exc):
+        return locked(path, detail)
     if code == errno.EIO or isinstance(exc, (apsw.IOError, apsw.CantOpenError)) or isinstance(exc, OSError):
         return _io_fault(path, exc, detail)
     if isinstance(exc, apsw.NotADBError):
@@ -280,11 +309,17 @@ def diagnose(path: Path, exc: BaseException) -> StoreFault:
     if isinstance(exc, apsw.SQLError) and _from_vec(detail):
         return StoreFault("damaged", f"{path} is damaged: its vector table fails sqlite-vec's checks ({detail})",
                           REBUILD)
-    finding = quick_check(path)
+    try:  # a check that cannot get the lock finds nothing about the pages: never "damaged" for it
+        finding = quick_check(path)
+    except apsw.Error as busy:
+        return locked(path, _detail(busy))
     if finding is not None:
         return StoreFault("damaged", f"{path} is damaged (quick_check: {finding})", REBUILD)
     if isinstance(exc, apsw.CorruptError):  # quick_check skips index contents: ask the thorough check
-        finding = quick_check(path, "integrity_check")
+        try:
+            finding = quick_check(path, "integrity_check")
+        except apsw.Error as busy:
+            return locked(path, _detail(busy))
         if finding is not None:
             return StoreFault("damaged", f"{path} is damaged (integrity_check: {finding})", REBUILD)
         return StoreFault("internal", f"SQLite reported damage in {path} ({detail}) but integrity_check finds "

@@ -15,6 +15,7 @@ import fcntl
 import os
 import re
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -453,6 +454,70 @@ def test_sqlite_busy_is_diagnosed_as_locked(tmp_path: Path) -> None:
     assert fault.cause == "locked" and not fault.movable
     assert fault.message == (f"{db} is locked by another process (database is locked): wait for it "
                              "to finish, then run `hookgraph index`")
+
+
+_SQLITE_LOCK_HOLDER = """
+import apsw, fcntl, os, struct, sys, time
+db = apsw.Connection(sys.argv[1])
+db.execute("SELECT count(*) FROM units").fetchall()  # a real connection: the WAL index is set up and kept
+fd = os.open(sys.argv[2], os.O_RDWR)
+# SQLite's own lock bytes, as a process that stops inside SQLite holds them: the -shm's WAL locks (120-128),
+# or the database's shared range (SHARED_FIRST, 510 bytes)
+fcntl.fcntl(fd, fcntl.F_SETLK, struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, int(sys.argv[3]), int(sys.argv[4]), 0))
+print("held", flush=True)
+time.sleep(120)
+"""
+
+
+@contextmanager
+def _sqlite_lock_held(db: Path, on: str, start: int, length: int) -> Iterator[int]:
+    holder = subprocess.Popen([sys.executable, "-c", _SQLITE_LOCK_HOLDER, str(db), on, str(start), str(length)],
+                              stdout=subprocess.PIPE, text=True, env=clean_env(PYTHONPATH=os.getcwd()))
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder.pid
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+def test_a_stopped_process_holding_the_wal_locks_is_named_never_called_damaged(tmp_path: Path) -> None:
+    """A process stopped inside SQLite with the WAL's locks (an embedder frozen while it recovered the WAL) made
+    readers fail with SQLITE_PROTOCOL ("locking protocol"), which status called damage: "rebuild it with
+    `hookgraph index --full`" (seen in a fresh-clone CI run). It is a lock, its holder is named, and resuming
+    it is the remedy; the index answers after."""
+    root = indexed_app(tmp_path)
+    db = db_path(root)
+    with _sqlite_lock_held(db, f"{db}-shm", 120, 9) as pid:
+        os.kill(pid, signal.SIGSTOP)
+        started = time.monotonic()
+        proc = run_cli(root, "status")
+        took = time.monotonic() - started
+        assert proc.returncode == 2 and "damaged" not in proc.stderr and "--full" not in proc.stderr, proc.stderr
+        assert one_line(proc) == (f"hookgraph: {db} is locked by process {pid}, which is stopped (locking protocol): "
+                                  f"resume it with `kill -CONT {pid}` (`ps -p {pid}` shows what it is; a stopped "
+                                  f"hookgraph embedder may be ended with `kill {pid}`), then run `hookgraph index`")
+        os.kill(pid, signal.SIGCONT)
+    answers(root)
+    record("SQLite's WAL locks held by a stopped process", 1, f"status: one line naming the pid and `kill -CONT` "
+           f"after {took:.0f}s, never 'damaged'; answered once it ended")
+
+
+def test_a_running_holder_of_the_database_lock_is_named_with_wait(tmp_path: Path) -> None:
+    import apsw
+
+    root = indexed_app(tmp_path)
+    db = db_path(root)
+    with _sqlite_lock_held(db, str(db), 0x40000002, 510) as pid:
+        reader = apsw.Connection(str(db), flags=apsw.SQLITE_OPEN_READONLY)
+        reader.setbusytimeout(0)
+        with pytest.raises(apsw.Error) as caught:
+            reader.execute("SELECT count(*) FROM units").fetchall()
+        reader.close()
+        fault = faults.diagnose(db, caught.value)
+    assert fault.cause == "locked" and not fault.movable
+    assert fault.message == (f"{db} is locked by process {pid} (database is locked): wait for it to finish "
+                             f"(`ps -p {pid}` shows it), then run `hookgraph index`")
 
 
 # -- the file itself ------------------------------------------------------------------------

@@ -209,12 +209,13 @@ def _stop_once_it_opens(pid: int, database: Path) -> bool:
     return False
 
 
-def test_an_embedder_stopped_as_it_opens_the_index_blocks_no_command(tmp_path: Path) -> None:
-    """The background embedder frozen in its very first step (SIGSTOP, a debugger, a swapped-out laptop) must not
-    hold every other command: a first index that left its WAL made that step a recovery under SQLite's locks,
-    and `status` waited its 30 s busy timeout and failed (the flaky stalled-embedder test above). Where the stop
-    lands is chance (this caught that defect 1 time in 4); the cause is tested without chance in
-    tests/sync/test_reconcile.py (a whole index leaves no WAL)."""
+def test_an_embedder_stopped_as_it_opens_the_index_answers_or_names_it(tmp_path: Path) -> None:
+    """The background embedder frozen in its very first step (SIGSTOP, a debugger, a frozen container). A first
+    index that left its WAL made that step a ~50 ms recovery under SQLite's locks: `status` waited its 30 s busy
+    timeout and failed unexplained (the flaky stalled-embedder test above), or said "damaged: rebuild it" for
+    SQLite's "locking protocol". Now no WAL is left (tested without chance in tests/sync/test_reconcile.py) and
+    commands answer; where the stop still lands inside SQLite's own recovery of the empty WAL (microseconds), the
+    command says in one line that the stopped pid holds the lock and how to resume it, and answers once it is."""
     root = requests_copy(tmp_path)
     run_cli(root, "index", env=background_env(), check=True)
     assert wait_until(lambda: worker_pid(root) is not None, timeout=30)
@@ -225,8 +226,17 @@ def test_an_embedder_stopped_as_it_opens_the_index_blocks_no_command(tmp_path: P
         started = time.monotonic()
         proc = run_cli(root, "status", "--json", env=clean_env())
         took = time.monotonic() - started
-        assert proc.returncode == 0, proc.stderr
-        assert sum(json.loads(proc.stdout)["units"].values()) > 100 and took < 10, took
+        if proc.returncode != 0:  # stopped inside SQLite's recovery step: named, never called damaged
+            line = proc.stderr.strip()
+            assert len(line.splitlines()) == 1 and "damaged" not in line and "--full" not in line, line
+            assert f"is locked by process {pid}, which is stopped" in line and f"kill -CONT {pid}" in line, line
+            os.kill(pid, signal.SIGCONT)
+            proc = run_cli(root, "status", "--json", env=clean_env())
+            print(f"stopped inside SQLite's recovery: named in {took:.1f}s, answered once resumed")
+        else:
+            assert took < 10, took
+            print(f"stopped as it opened the index: status answered in {took:.1f}s")
+        assert proc.returncode == 0 and sum(json.loads(proc.stdout)["units"].values()) > 100, proc.stderr
         asked = run_cli(root, "ask", "where are cookies merged into a session request?", env=clean_env())
         assert asked.returncode == 0 and "requests/" in asked.stdout, asked.stderr
     finally:
