@@ -30,8 +30,9 @@ Only ``not-a-database``, ``damaged``, ``untrusted`` and ``newer-schema``
 files are ever moved aside by ``hookgraph index --full`` (:data:`MOVABLE`);
 for the others the file is fine and the remedy is elsewhere.
 
-A leaf module: it imports apsw, the standard library and :mod:`hookgraph.store.lock_holder` (a leaf too), so the store,
-the sync, the lock and the CLI can all use it.
+A leaf module: it imports apsw, the standard library and
+:mod:`hookgraph.store.lock_holder` (a leaf too), so the store, the sync, the
+lock and the CLI can all use it.
 """
 
 from __future__ import annotations
