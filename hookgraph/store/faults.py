@@ -255,7 +255,7 @@ def _is_lock_error(exc: BaseException) -> bool:
     return isinstance(exc, (apsw.BusyError, apsw.LockedError, apsw.ProtocolError))
 
 
-def locked(path: Path, detail: str) -> StoreFault:
+def _locked(path: Path, detail: str) -> StoreFault:
     """The "locked" fault, naming the holder when the kernel shows one: a stopped holder never finishes by itself."""
     from hookgraph.store.lock_holder import lock_holder
 
@@ -302,7 +302,7 @@ def diagnose(path: Path, exc: BaseException) -> StoreFault:
         return StoreFault("read-only", f"{path} cannot be written ({detail})",
                           f"check its permissions and mount, {CATCH_UP}")
     if _is_lock_error(exc):
-        return locked(path, detail)
+        return _locked(path, detail)
     if code == errno.EIO or isinstance(exc, (apsw.IOError, apsw.CantOpenError)) or isinstance(exc, OSError):
         return _io_fault(path, exc, detail)
     if isinstance(exc, apsw.NotADBError):
@@ -313,14 +313,14 @@ def diagnose(path: Path, exc: BaseException) -> StoreFault:
     try:  # a check that cannot get the lock finds nothing about the pages: never "damaged" for it
         finding = quick_check(path)
     except apsw.Error as busy:
-        return locked(path, _detail(busy))
+        return _locked(path, _detail(busy))
     if finding is not None:
         return StoreFault("damaged", f"{path} is damaged (quick_check: {finding})", REBUILD)
     if isinstance(exc, apsw.CorruptError):  # quick_check skips index contents: ask the thorough check
         try:
             finding = quick_check(path, "integrity_check")
         except apsw.Error as busy:
-            return locked(path, _detail(busy))
+            return _locked(path, _detail(busy))
         if finding is not None:
             return StoreFault("damaged", f"{path} is damaged (integrity_check: {finding})", REBUILD)
         return StoreFault("internal", f"SQLite reported damage in {path} ({detail}) but integrity_check finds "

@@ -271,7 +271,6 @@ def _sync(
                 full = True
                 report.warnings.append(switched)
         stored = {} if full else store.file_map()
-        whole = full or not stored  # a whole index is written
         wanted = {p: e for p, e in target.entries.items() if not filters.is_own_database(p)}
         changed = [p for p, e in wanted.items() if stored.get(p) != e.blob]
         deleted = [p for p in stored if p not in wanted]
@@ -317,7 +316,7 @@ def _sync(
                     changed = sorted(set(changed) | {p for p in again if p in wanted})
                 if static_changed and not full:  # every unit's static vector and expansion words from the new tables
                     changed = sorted(set(changed) | (_indexed_paths(store) & set(wanted)))
-                empty = full or (whole and not store.has_units())  # no unit of any path to delete first
+                empty = full or (not stored and not store.has_units())  # no unit of any path to delete first
                 with git.BlobReader(root) as reader:  # on every core for a big sync (hookgraph.sync.parallel)
                     for p, read in read_files(root, target, sorted(changed), wanted, text_chunks, reader):
                         _store_file(store, p, wanted[p], read, embed, report, replace=not empty)
