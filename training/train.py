@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import json
+import lzma
 import random
 import struct
 import sys
@@ -51,8 +52,16 @@ def log(msg: str) -> None:
 
 
 def load_pairs(path: Path) -> list[dict[str, str]]:
-    with open(path, encoding="utf-8") as handle:
+    """One pair a line; ``.xz`` files (what ``training.device`` packs for a GPU machine) read as they are."""
+    with (lzma.open(path, "rt", encoding="utf-8") if path.suffix == ".xz" else open(path, encoding="utf-8")) as handle:
         return [json.loads(line) for line in handle]
+
+
+def pairs_file(data: Path, name: str) -> Path:
+    """``DATA/NAME``, or its packed ``NAME.xz`` where only that is there (a GPU machine's copy)."""
+    plain = data / name
+    packed = data / (name + ".xz")
+    return packed if not plain.exists() and packed.exists() else plain
 
 
 def build_vocab(tokenized: list[tuple[list[str], list[str]]]) -> list[str]:
