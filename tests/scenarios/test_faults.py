@@ -520,6 +520,57 @@ def test_a_running_holder_of_the_database_lock_is_named_with_wait(tmp_path: Path
                              f"(`ps -p {pid}` shows it), then run `hookgraph index`")
 
 
+def test_a_stopped_holder_of_the_database_lock_is_not_waited_for_by_commands_or_hooks(tmp_path: Path) -> None:
+    """A process frozen while it holds the database's lock never lets go: `status` and a commit's hook waited
+    SQLite's whole 30 s busy timeout before they said so (the hook then let git go on). They now give up once
+    the kernel shows the holder stopped (three checks, half a second apart), and say whose lock it is."""
+    root = indexed_app(tmp_path)
+    db = db_path(root)
+    write_files(root, {"more.py": "def extra():\n    return 1\n"})
+    commit_all(root, "more")
+    with _sqlite_lock_held(db, str(db), 0x40000002, 510) as pid:  # SQLite's shared range: nobody reads
+        os.kill(pid, signal.SIGSTOP)
+        locked = (f"{db} is locked by process {pid}, which is stopped (database is locked): resume it with "
+                  f"`kill -CONT {pid}` (`ps -p {pid}` shows what it is; a stopped hookgraph embedder may be ended "
+                  f"with `kill {pid}`), then run `hookgraph index`")
+        started = time.monotonic()
+        status = run_cli(root, "status")
+        status_took = time.monotonic() - started
+        started = time.monotonic()
+        hook = run_cli(root, "hook", "post-commit")
+        hook_took = time.monotonic() - started
+        os.kill(pid, signal.SIGCONT)
+    assert status.returncode == 2 and one_line(status) == f"hookgraph: {locked}"
+    assert hook.returncode == 0 and one_line(hook) == f"hookgraph: warning: post-commit hook skipped: {locked} (git goes on)"
+    assert status_took < 15 and hook_took < 15, (status_took, hook_took)  # SQLite's own wait alone is 30 s
+    run_cli(root, "index", "--wait", check=True)
+    assert store_state(root) == tree(root)
+    record("SQLite's database lock held by a stopped process", 1, f"status in {status_took:.1f}s and the hook in "
+           f"{hook_took:.1f}s (it was 30s each): one line naming the pid and `kill -CONT`; index caught up after")
+
+
+def test_a_running_holder_of_the_database_lock_is_waited_for(tmp_path: Path) -> None:
+    """Giving up early is for a stopped holder only: one that is working is waited for, as SQLite would."""
+    import apsw
+
+    from hookgraph.store.connection import connect
+
+    root = indexed_app(tmp_path)
+    db = db_path(root)
+    with _sqlite_lock_held(db, str(db), 0x40000002, 510) as pid:
+        reader = connect(db, readonly=True, immutable=False)
+        ending = subprocess.Popen(["sh", "-c", f"sleep 2.5; kill {pid}"])
+        started = time.monotonic()
+        try:
+            count = reader.execute("SELECT count(*) FROM units").fetchall()[0][0]
+        except apsw.BusyError as gave_up:
+            pytest.fail(f"a running holder was not waited for: {gave_up}")
+        finally:
+            ending.wait()
+            reader.close()
+    assert count > 0 and time.monotonic() - started >= 2
+
+
 # -- the file itself ------------------------------------------------------------------------
 
 
