@@ -503,8 +503,12 @@ def test_a_stopped_process_holding_the_wal_locks_is_named_never_called_damaged(t
            f"after {took:.0f}s, never 'damaged'; answered once it ended")
 
 
-def test_a_running_holder_of_the_database_lock_is_named_with_wait(tmp_path: Path) -> None:
+def test_a_running_holder_of_the_database_lock_is_named_with_wait_and_waited_for(tmp_path: Path) -> None:
+    """A holder that is working is named with "wait", and waited for as SQLite would: giving up early
+    (below) is for a stopped holder only."""
     import apsw
+
+    from hookgraph.store.connection import connect
 
     root = indexed_app(tmp_path)
     db = db_path(root)
@@ -515,9 +519,20 @@ def test_a_running_holder_of_the_database_lock_is_named_with_wait(tmp_path: Path
             reader.execute("SELECT count(*) FROM units").fetchall()
         reader.close()
         fault = faults.diagnose(db, caught.value)
+        waiting = connect(db, readonly=True, immutable=False)  # the store's own busy wait
+        ending = subprocess.Popen(["sh", "-c", f"sleep 2.5; kill {pid}"])
+        started = time.monotonic()
+        try:
+            count = waiting.execute("SELECT count(*) FROM units").fetchall()[0][0]
+        except apsw.BusyError as gave_up:
+            pytest.fail(f"a running holder was not waited for: {gave_up}")
+        finally:
+            ending.wait()
+            waiting.close()
     assert fault.cause == "locked" and not fault.movable
     assert fault.message == (f"{db} is locked by process {pid} (database is locked): wait for it to finish "
                              f"(`ps -p {pid}` shows it), then run `hookgraph index`")
+    assert count > 0 and time.monotonic() - started >= 2
 
 
 def test_a_stopped_holder_of_the_database_lock_is_not_waited_for_by_commands_or_hooks(tmp_path: Path) -> None:
@@ -547,28 +562,6 @@ def test_a_stopped_holder_of_the_database_lock_is_not_waited_for_by_commands_or_
     assert store_state(root) == tree(root)
     record("SQLite's database lock held by a stopped process", 1, f"status in {status_took:.1f}s and the hook in "
            f"{hook_took:.1f}s (it was 30s each): one line naming the pid and `kill -CONT`; index caught up after")
-
-
-def test_a_running_holder_of_the_database_lock_is_waited_for(tmp_path: Path) -> None:
-    """Giving up early is for a stopped holder only: one that is working is waited for, as SQLite would."""
-    import apsw
-
-    from hookgraph.store.connection import connect
-
-    root = indexed_app(tmp_path)
-    db = db_path(root)
-    with _sqlite_lock_held(db, str(db), 0x40000002, 510) as pid:
-        reader = connect(db, readonly=True, immutable=False)
-        ending = subprocess.Popen(["sh", "-c", f"sleep 2.5; kill {pid}"])
-        started = time.monotonic()
-        try:
-            count = reader.execute("SELECT count(*) FROM units").fetchall()[0][0]
-        except apsw.BusyError as gave_up:
-            pytest.fail(f"a running holder was not waited for: {gave_up}")
-        finally:
-            ending.wait()
-            reader.close()
-    assert count > 0 and time.monotonic() - started >= 2
 
 
 # -- the file itself ------------------------------------------------------------------------
