@@ -14,7 +14,6 @@ from pathlib import Path
 
 import apsw
 
-from hookgraph.store.lock_holder import lock_holder
 from hookgraph.store.unusable import StoreError
 
 #: How long a reader or writer waits for another process's lock before SQLite gives up (ms).
@@ -51,6 +50,8 @@ class BusyWait:
         if left <= 0:
             return False
         if now >= self.next_check:
+            from hookgraph.store.lock_holder import lock_holder  # only ever needed while waiting
+
             self.next_check = now + HOLDER_CHECK_S
             holder = lock_holder(self.path)
             self.stopped_seen = self.stopped_seen + 1 if holder is not None and holder.stopped else 0
