@@ -140,6 +140,8 @@ class VectorCache:
             return self._db
         try:
             self._db = self._open()
+        except apsw.BusyError:
+            self._db = None  # another process is creating it or writing: tried again at the next call
         except (apsw.Error, OSError, ValueError) as exc:
             self._unusable(exc)
             self._db = None
