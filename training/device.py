@@ -53,8 +53,10 @@ def cut_after(text: str, ends: list[int], limit: int) -> str:
 
 
 def tracked_bytes(repo: Path = REPO) -> int:
-    """What the repository's tracked files weigh: the part of the device tool's room already taken."""
-    listed = subprocess.run(["git", "ls-files", "-z"], cwd=repo, capture_output=True, check=True).stdout
+    """What the working tree that travels weighs (tracked files and untracked ones git does not ignore):
+    the part of the device tool's room already taken."""
+    listed = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=repo,
+                            capture_output=True, check=True).stdout
     return sum((repo / name).stat().st_size for name in listed.decode().split("\0") if name and (repo / name).is_file())
 
 
