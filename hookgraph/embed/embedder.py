@@ -135,6 +135,11 @@ class Embedder:
     def _metadata(self) -> dict[str, Any]:
         if self._meta is None:
             path = self._path
+            if path.exists() and not path.is_file():  # a device or a FIFO would be read for ever
+                raise EmbedderError(
+                    f"{path}: not a regular file (a device, a pipe or a directory); give the path of a GGUF "
+                    f"embedding model (`hookgraph model use PATH`)"
+                )
             if not path.is_file():
                 raise EmbedderError(
                     f"{path}: model file not found; pass the path of a GGUF embedding model "
@@ -182,6 +187,7 @@ class Embedder:
     def model_sha256(self) -> str:
         """SHA-256 of the model file: from the sidecar when valid, else hashed once."""
         if self._sha256 is None:
+            self._metadata()  # a missing file, a device, a FIFO or not a GGUF: its one line, before any read
             digest = read_sha256_sidecar(self._path)
             if digest is None:
                 try:

@@ -6,8 +6,10 @@ pay for llama.cpp, and every sync that changes something checks the store's reci
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
+import stat
 from pathlib import Path
 from typing import Any
 
@@ -17,9 +19,18 @@ __all__ = ["cached_metadata", "read_sha256_sidecar", "sha256_file", "write_sha25
 
 
 def sha256_file(path: Path) -> str:
-    """Hex SHA-256 of a file, read in chunks."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
+    """Hex SHA-256 of a regular file, read in chunks.
+
+    Why the checks: the path may come from a committed ``config.toml`` (anyone's), and ``/dev/zero``,
+    ``/dev/urandom`` or a FIFO never end, which hung every hook that named the model. The open does
+    not wait for a FIFO's writer (``O_NONBLOCK``), and anything but a regular file is an ``OSError``
+    (``EINVAL``, "not a regular file") for the callers' one-line messages.
+    """
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)
+    with os.fdopen(fd, "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
+            raise OSError(errno.EINVAL, "not a regular file (a device, a pipe or a directory)", str(path))
+        h = hashlib.sha256()
         for chunk in iter(lambda: f.read(1 << 20), b""):
             h.update(chunk)
     return h.hexdigest()
@@ -35,6 +46,8 @@ def read_sha256_sidecar(path: Path) -> str | None:
     The sidecar holds one line, ``<hex digest> <size in bytes>``; the size is
     a cheap guard against a model replaced without its sidecar.
     """
+    if not _sidecar(path).is_file():  # absent, or a FIFO that would wait for a writer
+        return None
     try:
         fields = _sidecar(path).read_text(encoding="ascii").split()
         size = path.stat().st_size

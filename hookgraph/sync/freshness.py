@@ -161,8 +161,13 @@ def unusable_model_line(root: Path, error: str) -> str:
     path = configured_model_path(root, configured)
     by = model_change(root)
     where = f"{config.config_path(root).relative_to(root)} [model] path"
-    cause = (f"the model file {path} ({where}) is not on this machine" if configured and not path.exists()
+    missing = isinstance(configured, str) and bool(configured) and not path.exists()
+    cause = (f"the model file {path} ({where}) is not on this machine" if missing
              else f"the configured model cannot be used ({' '.join(error.split())})")
+    # The remedy fits the cause: a missing file is put in place; anything else (a device, a wrong type, a
+    # bad max_tokens) is a setting to correct, and "put that GGUF file there" would send the user looking.
+    remedy = ("put that GGUF file there (or choose another with `hookgraph model use PATH`)" if missing
+              else f"correct [model] in {config.config_path(root).relative_to(root)} (or choose a model with "
+                   "`hookgraph model use PATH`)")
     return (f"{cause}{'; the setting was changed by ' + by if by else ''}: answers use words and graph only, "
-            "and hooks and `hookgraph index` stop on this until it is fixed; put that GGUF file there (or choose "
-            "another with `hookgraph model use PATH`), then run `hookgraph index`")
+            f"and hooks and `hookgraph index` stop on this until it is fixed; {remedy}, then run `hookgraph index`")

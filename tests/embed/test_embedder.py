@@ -295,6 +295,26 @@ def test_a_busy_core_is_left_to_its_owner() -> None:
     assert 1 <= threads <= max(1, ncpu - 1)
 
 
+def test_a_thread_count_beyond_the_cores_is_held_to_them() -> None:
+    """``HOOKGRAPH_THREADS=100000`` died in llama.cpp's native code (SIGSEGV in ``ask``, no line from us);
+    no count above this process's cores computes sooner, so that is the most it gets."""
+    code = textwrap.dedent(
+        """
+        import os
+        from hookgraph.embed import Embedder
+        e = Embedder()
+        vectors = e.embed_documents(["retry with backoff"] * 2)
+        print(len(os.sched_getaffinity(0)), e.n_threads, vectors.shape[1])
+        """
+    )
+    for value in ("100000", "99999999999999999999"):
+        result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=REPO,
+                                env={**os.environ, "HOOKGRAPH_THREADS": value}, timeout=300)
+        assert result.returncode == 0, (value, result.returncode, result.stderr[-2000:])
+        ncpu, threads, dims = (int(x) for x in result.stdout.split())
+        assert threads == ncpu and dims == 384, (value, result.stdout)
+
+
 # ---- errors ------------------------------------------------------------
 
 
@@ -315,6 +335,30 @@ def test_bad_model_files_raise_one_line(tmp_path: Path, kind: str) -> None:
         emb.embed_query("hello")
     msg = str(err.value)
     assert str(path) in msg and "\n" not in msg
+
+
+def test_a_model_path_that_never_ends_raises_one_line_at_once(tmp_path: Path) -> None:
+    """A device or a FIFO as the model: its identity (SHA-256) was read for ever. Now one line, nothing read."""
+    os.mkfifo(tmp_path / "pipe.gguf")
+    result = _run(
+        f"""
+        from hookgraph.embed import Embedder, EmbedderError, sha256_file
+        for path in ("/dev/zero", "/dev/urandom", {str(tmp_path / "pipe.gguf")!r}):
+            try:
+                Embedder(path).model_sha256
+            except EmbedderError as exc:
+                print(exc)
+            try:
+                sha256_file(path)
+            except OSError as exc:
+                print("OSError", exc.strerror)
+        """,
+        timeout=60,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert len(lines) == 6 and all("not a regular file" in line for line in lines), lines
+    assert lines[4].startswith(str(tmp_path / "pipe.gguf"))
 
 
 def test_truncated_tensor_data_raises(tmp_path: Path) -> None:

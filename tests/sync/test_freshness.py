@@ -12,6 +12,7 @@ import json
 import os
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -126,6 +127,34 @@ def test_a_merged_switch_to_a_model_this_machine_lacks_is_told_and_ask_still_ans
     git(root, "revert", "--no-edit", "HEAD")  # back to the shipped model: fresh again, nothing to say
     status = _status(root)
     assert status["fresh"] is True and status["model_problem"] is None, status
+
+
+@pytest.mark.parametrize("target", ["/dev/zero", "fifo"])
+def test_a_committed_model_path_that_never_ends_is_refused_and_git_goes_on(tmp_path: Path, target: str) -> None:
+    """``[model] path`` naming a device or a FIFO (a committed config.toml is anyone's) was read for ever:
+    ``status``, ``ask`` and every hook hung at 100% CPU (found by trying, stop 57). Now one line, and git goes on."""
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
+    run_cli(root, "install", check=True)
+    run_cli(root, "index", check=True)
+    if target == "fifo":
+        os.mkfifo(tmp_path / "model.gguf")
+        target = str(tmp_path / "model.gguf")
+    write_files(root, {".hookgraph/config.toml": f'[model]\npath = "{target}"\n'})
+
+    def bounded(*command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(command, cwd=root, env=clean_env(), capture_output=True, text=True, timeout=120)
+
+    status = bounded(sys.executable, "-m", "hookgraph.cli", "status")
+    fresh_line = next(line for line in status.stdout.splitlines() if line.startswith("fresh:"))
+    assert f"{target}: not a regular file" in fresh_line and "put that GGUF file there" not in fresh_line, fresh_line
+    assert "correct [model] in .hookgraph/config.toml" in fresh_line
+    asked = bounded(sys.executable, "-m", "hookgraph.cli", "ask", "fetch_page")
+    assert asked.stdout.splitlines()[0].startswith("app.py:"), asked.stderr  # answered, by words and graph
+    write_files(root, {"app.py": TINY_APP + "\n\ndef more():\n    return 1\n"})
+    committed = bounded("git", "commit", "-q", "-am", "more")
+    assert committed.returncode == 0, committed.stderr
+    warnings = [line for line in committed.stderr.splitlines() if "hook skipped" in line]
+    assert warnings and all(f"{target}: not a regular file" in line and "(git goes on)" in line for line in warnings)
 
 
 # -- a file this user may not read -----------------------------------------------------------------------------
