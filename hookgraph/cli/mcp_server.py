@@ -35,6 +35,9 @@ that: no reply, so a client waiting on that id hangs. :class:`_GuardedLines`
 stands in front of the reader and answers such a line itself with a JSON-RPC
 error (-32700 parse error, -32600 invalid request, with the request's id
 when it has one), through the SDK's own writer so replies never interleave.
+It judges each line with the reader's own parse (pydantic's ``validate_json``,
+stricter than Python's ``json``: no lone surrogate escapes, nesting to 200),
+so a line it passes is one the SDK takes.
 """
 
 from __future__ import annotations
@@ -512,18 +515,61 @@ def malformed(line: str) -> Any:
 
     if not line.strip():
         return None
+    try:  # the SDK's reader parses the line with this very call: what passes here, it takes
+        message = types.jsonrpc_message_adapter.validate_json(line, by_name=False)
+    except ValidationError as exc:
+        refused = exc
+    else:
+        return _id_without_a_request(message, line)
     try:
         data = json.loads(line)
     except json.JSONDecodeError as exc:
         return _error(None, -32700, f"Parse error: not JSON ({exc.msg} at character {exc.pos})")
+    except RecursionError:
+        return _error(None, -32700, "Parse error: JSON nested too deeply")
+    request_id = _reply_id(data.get("id") if isinstance(data, dict) else None)
     try:
         types.jsonrpc_message_adapter.validate_python(data, by_name=False)
     except ValidationError as exc:
-        raw_id = data.get("id") if isinstance(data, dict) else None
-        request_id = raw_id if isinstance(raw_id, str) or (isinstance(raw_id, int) and not isinstance(raw_id, bool)) \
-            else None
         what = "a JSON array (batches are not part of MCP)" if isinstance(data, list) else _invalid_request(exc, data)
         return _error(request_id, -32600, f"Invalid Request: {what}")
+    # Python's parser takes it, the SDK's does not: a lone surrogate escape ("\\ud800"), or nesting past
+    # pydantic's depth limit. Unanswered, the client would wait on that id for ever.
+    first = refused.errors()[0]["msg"] if refused.errors() else "refused"
+    return _error(request_id, -32700, f"Parse error: {first}")
+
+
+def _reply_id(raw_id: Any) -> Any:
+    """The id an error reply can carry: a string or an integer that JSON can write back, else None.
+
+    A lone surrogate (``"id": "\\ud800"``) cannot be encoded as UTF-8: echoed, it ended the server's writer.
+    """
+    if isinstance(raw_id, int) and not isinstance(raw_id, bool):
+        return raw_id
+    if isinstance(raw_id, str):
+        try:
+            raw_id.encode("utf-8")
+        except UnicodeEncodeError:
+            return None
+        return raw_id
+    return None
+
+
+def _id_without_a_request(message: Any, line: str) -> Any:
+    """The error for a notification-shaped message that carries an ``id`` MCP does not allow, else None.
+
+    JSON-RPC reads ``"id": 7.5`` (or ``null``, ``true``) beside a ``method`` as a request; the SDK's model
+    reads a notification (it drops the field) and never answers, so the client would wait for ever.
+    """
+    import json
+
+    import mcp_types as types
+
+    if not isinstance(message, types.JSONRPCNotification) or '"id"' not in line:
+        return None
+    data = json.loads(line)  # the SDK's parser took it: well-formed and shallow
+    if isinstance(data, dict) and "id" in data:
+        return _error(None, -32600, "Invalid Request: id must be a string or an integer")
     return None
 
 

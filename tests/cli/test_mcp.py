@@ -229,6 +229,15 @@ MALFORMED = [
     ('[{"jsonrpc": "2.0", "id": 12, "method": "tools/list"}]', -32600, None),
     ('"just a string"', -32600, None),
     ("\xff\xfe garbage bytes", -32700, None),
+    # Python's parser takes these, the SDK's reader drops them without a word (found by trying, stop 57):
+    ('{"jsonrpc": "2.0", "id": 13, "method": "tools/call", "params": {"name": "search", '
+     '"arguments": {"query": "\\ud800abc"}}}', -32700, 13),  # a lone surrogate escape
+    ('{"jsonrpc": "2.0", "id": 14, "method": "tools/list", "params": {"x": ' + "[" * 300 + "]" * 300 + "}}",
+     -32700, 14),  # past pydantic's nesting limit
+    ("[" * 5000 + "]" * 5000, -32700, None),  # past Python's: was a RecursionError that ended the server
+    ('{"jsonrpc": "2.0", "id": "\\udcff", "method": "tools/list"}', -32700, None),  # echoed, it ended the writer
+    ('{"jsonrpc": "2.0", "id": 7.5, "method": "tools/list"}', -32600, None),  # the SDK reads a notification
+    ('{"jsonrpc": "2.0", "id": null, "method": "tools/list"}', -32600, None),
 ]
 
 
