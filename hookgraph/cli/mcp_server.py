@@ -527,6 +527,8 @@ def malformed(line: str) -> Any:
         return _error(None, -32700, f"Parse error: not JSON ({exc.msg} at character {exc.pos})")
     except RecursionError:
         return _error(None, -32700, "Parse error: JSON nested too deeply")
+    except ValueError as exc:  # an integer of more than 4,300 digits, say: Python's limit
+        return _error(None, -32700, f"Parse error: {' '.join(str(exc).split())}")
     request_id = _reply_id(data.get("id") if isinstance(data, dict) else None)
     try:
         types.jsonrpc_message_adapter.validate_python(data, by_name=False)
@@ -561,13 +563,12 @@ def _id_without_a_request(message: Any, line: str) -> Any:
     JSON-RPC reads ``"id": 7.5`` (or ``null``, ``true``) beside a ``method`` as a request; the SDK's model
     reads a notification (it drops the field) and never answers, so the client would wait for ever.
     """
-    import json
-
     import mcp_types as types
+    from pydantic_core import from_json
 
     if not isinstance(message, types.JSONRPCNotification) or '"id"' not in line:
         return None
-    data = json.loads(line)  # the SDK's parser took it: well-formed and shallow
+    data = from_json(line)  # the parser that just took it (Python's json may refuse what it takes)
     if isinstance(data, dict) and "id" in data:
         return _error(None, -32600, "Invalid Request: id must be a string or an integer")
     return None

@@ -238,6 +238,7 @@ MALFORMED = [
     ('{"jsonrpc": "2.0", "id": "\\udcff", "method": "tools/list"}', -32700, None),  # echoed, it ended the writer
     ('{"jsonrpc": "2.0", "id": 7.5, "method": "tools/list"}', -32600, None),  # the SDK reads a notification
     ('{"jsonrpc": "2.0", "id": null, "method": "tools/list"}', -32600, None),
+    ('{"jsonrpc": "2.0", "id": ' + "1" * 5000 + ', "method": "ping"}', -32700, None),  # past Python's int digits
 ]
 
 
