@@ -213,7 +213,7 @@ def locate(cwd: Path) -> tuple[Path, Path]:
     return Path(lines[0]), Path(lines[1])
 
 
-def rebase_in_progress(gitdir: Path) -> bool:
+def rebase_in_progress(gitdir: Path, hook: str = "post-commit") -> bool:
     """True while a rebase is replaying commits and a post-rewrite will follow.
 
     ``rebase-merge/`` (the default backend) lists what is left and what is done;
@@ -221,10 +221,20 @@ def rebase_in_progress(gitdir: Path) -> bool:
     every commit already upstream), no post-rewrite comes, so the hooks must
     not wait for it. ``rebase-apply/`` is ``git rebase --apply``, or ``git am``
     when ``applying`` is there (am has no post-rewrite: not a rebase for us).
+
+    The rebase's own checkout (``post-checkout``) reads what is left, not what is done: git
+    fast-forwards over the leading picks whose parent is already there before it checks out, and
+    lists them as done, yet they rewrite nothing. ``rebase -i`` that keeps the first commits and
+    drops the last (a WIP) is only that: no post-rewrite came, and the index kept the dropped
+    commit's files until the next hook. Commits already rewritten (``rewritten-list``) still promise one.
     """
     merge_dir = gitdir / "rebase-merge"
     if merge_dir.is_dir():
-        for name in ("git-rebase-todo", "done"):
+        names = ("git-rebase-todo",) if hook == "post-checkout" else ("git-rebase-todo", "done")
+        if hook == "post-checkout" and any(_non_empty(merge_dir / name)
+                                           for name in ("rewritten-list", "rewritten-pending")):
+            return True
+        for name in names:
             try:
                 text = (merge_dir / name).read_text(encoding="utf-8", errors="replace")
             except OSError:
@@ -236,6 +246,13 @@ def rebase_in_progress(gitdir: Path) -> bool:
         return False
     apply_dir = gitdir / "rebase-apply"
     return apply_dir.is_dir() and not (apply_dir / "applying").exists()
+
+
+def _non_empty(path: Path) -> bool:
+    try:
+        return path.stat().st_size > 0
+    except OSError:
+        return False
 
 
 def _vector_sources(root: Path, gitdir: Path, hook: str) -> list[str]:
@@ -273,7 +290,7 @@ def run_hook(
         outcome.action = "skipped"
         return outcome
     root, gitdir = locate(cwd or Path.cwd())
-    if hook in PER_COMMIT and rebase_in_progress(gitdir):
+    if hook in PER_COMMIT and rebase_in_progress(gitdir, hook):
         outcome.action = "skipped-rebase"
         return outcome
     if lock_timeout is None:

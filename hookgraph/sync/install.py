@@ -51,8 +51,15 @@ case "$hook_name" in
         gitdir="$(git rev-parse --absolute-git-dir 2>/dev/null)"
         replaying=""
         if [ -d "$gitdir/rebase-merge" ]; then
+            done_list="$gitdir/rebase-merge/done"
+            if [ "$hook_name" = post-checkout ]; then  # the rebase's own checkout: what is left, not done
+                done_list=/dev/null
+                if [ -s "$gitdir/rebase-merge/rewritten-list" ] || [ -s "$gitdir/rebase-merge/rewritten-pending" ]; then
+                    replaying=1
+                fi
+            fi
             grep -qE '^[[:space:]]*(p|pick|r|reword|e|edit|s|squash|f|fixup|m|merge)([[:space:]]|$)' \\
-                "$gitdir/rebase-merge/git-rebase-todo" "$gitdir/rebase-merge/done" 2>/dev/null && replaying=1
+                "$gitdir/rebase-merge/git-rebase-todo" "$done_list" 2>/dev/null && replaying=1
         elif [ -d "$gitdir/rebase-apply" ] && [ ! -e "$gitdir/rebase-apply/applying" ]; then
             replaying=1
         fi

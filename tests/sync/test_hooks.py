@@ -231,6 +231,33 @@ def test_rebase_does_nothing_per_commit_and_catches_up_once(repo: Repo) -> None:
     repo.assert_fresh()
 
 
+def test_rebase_that_drops_the_last_commit_syncs_at_its_checkout(repo: Repo) -> None:
+    """``rebase -i`` keeping the first commits and dropping the last (a WIP): git fast-forwards over the kept
+    ones before it checks out, lists them as done and rewrites nothing, so no post-rewrite comes. The checkout
+    waited for one anyway, and the index kept the dropped commit's function (found by trying, stop 57)."""
+    repo.write({"calc/text.py": _add_function(TEXT, "kept")})
+    repo.commit("kept")
+    repo.write({"calc/math.py": _add_function(MATH, "wip_experiment")})
+    repo.commit("wip")
+    repo.entries()
+    repo.git("rebase", "-q", "-i", "HEAD~2", GIT_SEQUENCE_EDITOR="sed -i '/ wip$/s/^pick/drop/'")
+    entries = repo.entries()
+    assert hooks_of(entries) == [("post-checkout", "synced")]
+    repo.assert_fresh()
+    assert "kept" in _units(repo) and "wip_experiment" not in _units(repo)
+
+    # Dropping the first commit instead rewrites the rest: the checkout waits, the post-rewrite catches up.
+    repo.write({"calc/math.py": _add_function(MATH, "again")})
+    repo.commit("again")
+    repo.entries()
+    repo.git("rebase", "-q", "-i", "HEAD~2", GIT_SEQUENCE_EDITOR="sed -i '1s/^pick/drop/'")
+    entries = repo.entries()
+    assert hooks_of(entries)[0] == ("post-checkout", "skipped-rebase") and hooks_of(entries)[-1] == (
+        "post-rewrite", "synced"), entries
+    repo.assert_fresh()
+    assert "kept" not in _units(repo) and "again" in _units(repo)
+
+
 def test_pull_rebase(repo: Repo, tmp_path: Path) -> None:
     remote = tmp_path / "remote.git"
     repo.git("clone", "-q", "--bare", str(repo.path), str(remote), cwd=tmp_path)
@@ -444,3 +471,11 @@ def test_rebase_state(tmp_path: Path) -> None:
     assert hooks.rebase_in_progress(gitdir)
     (gitdir / "rebase-apply" / "applying").write_text("")
     assert not hooks.rebase_in_progress(gitdir)  # git am: no post-rewrite
+    os.rename(gitdir / "rebase-apply", gitdir / "rebase-merge")
+    (gitdir / "rebase-merge" / "applying").unlink()
+    (gitdir / "rebase-merge" / "git-rebase-todo").write_text("drop 89abcde wip\n")
+    (gitdir / "rebase-merge" / "done").write_text("pick 1234567 kept\n")  # fast-forwarded before the checkout
+    assert hooks.rebase_in_progress(gitdir)  # a commit's hook: the pick in done is the one being made
+    assert not hooks.rebase_in_progress(gitdir, "post-checkout")  # the rebase's checkout: nothing left rewrites
+    (gitdir / "rebase-merge" / "rewritten-list").write_text("1234567 fedcba9\n")
+    assert hooks.rebase_in_progress(gitdir, "post-checkout")  # something was rewritten: a post-rewrite comes

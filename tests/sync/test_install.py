@@ -89,6 +89,15 @@ def test_plain_hooks_follow_commits_checkouts_merges_and_rebases(tmp_path: Path)
     repo.assert_fresh()
     assert sum(e["embedded"] for e in repo.entries()) == 0
 
+    # The script's own rebase test: a rebase -i that keeps the first commit and drops the last rewrites
+    # nothing, and its checkout syncs (it waited for a post-rewrite that never came: stop 57).
+    repo.write({"calc/text.py": _add_function(_add_function(TEXT, "topic_fn"), "wip_fn")})
+    repo.commit("wip")
+    repo.entries()
+    repo.git("rebase", "-q", "-i", "HEAD~2", GIT_SEQUENCE_EDITOR="sed -i '/ wip$/s/^pick/drop/'")
+    assert hooks_of(repo.entries()) == [("post-checkout", "synced")]
+    repo.assert_fresh()
+
 
 def test_install_from_a_worktree_and_with_core_hooks_path(tmp_path: Path) -> None:
     repo = new_repo(tmp_path, framework=False)
