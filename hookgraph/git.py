@@ -95,6 +95,16 @@ def no_git_env(env: dict[str, str] | None = None) -> dict[str, str]:
     return {k: v for k, v in source.items() if k not in GIT_ENV_VARS}
 
 
+def _not_started(cwd: Path | str) -> str:
+    """Why git could not start: its directory is gone (a worktree removed meanwhile), or there is no git.
+
+    Both are FileNotFoundError; calling the first "git is not installed" sent users after the wrong cause.
+    """
+    if not os.path.isdir(cwd):
+        return f"{cwd}: the directory no longer exists (removed while hookgraph ran, as by git worktree remove)"
+    return "git is not installed or not on PATH"
+
+
 def run(args: list[str], cwd: Path | str, *, input: bytes | None = None, check: bool = True) -> bytes:
     """Run ``git ARGS`` in ``cwd`` and return stdout; raise GitError on failure."""
     try:
@@ -106,7 +116,7 @@ def run(args: list[str], cwd: Path | str, *, input: bytes | None = None, check: 
             stderr=subprocess.PIPE,
         )
     except FileNotFoundError:
-        raise GitError("git is not installed or not on PATH") from None
+        raise GitError(_not_started(cwd)) from None
     if proc.returncode == -signal.SIGINT:  # Ctrl-C reached git first (one process group): we are interrupted
         raise KeyboardInterrupt
     if check and proc.returncode != 0:
@@ -582,7 +592,7 @@ class Running:
             self._proc = subprocess.Popen(["git", *args], cwd=cwd, stdin=subprocess.DEVNULL,
                                           stdout=subprocess.PIPE, stderr=subprocess.PIPE)
         except FileNotFoundError:
-            raise GitError("git is not installed or not on PATH") from None
+            raise GitError(_not_started(cwd)) from None
         self._thread = threading.Thread(target=self._drain, daemon=True)
         self._thread.start()
 

@@ -458,6 +458,9 @@ def _drain_round(home: Path, embedders: dict[str, Embedder]) -> bool:
             else:
                 busy = True
         except Exception as exc:  # noqa: BLE001 - logged with its real cause, never a loop
+            if not root.is_dir():  # a worktree removed while its queue was drained: no failure, nothing left
+                registration.unlink(missing_ok=True)
+                continue
             if type(exc).__module__ == "apsw" or isinstance(exc, OSError):
                 exc = damaged(database, exc)  # a full disk, a read-only index: said as such
             reason = str(exc) if isinstance(exc, (EmbedMismatch, StoreError)) else f"{type(exc).__name__}: {exc}"
@@ -574,9 +577,17 @@ def main(argv: list[str] | None = None) -> int:
     if len(args) != 1:
         print("usage: python -m hookgraph.embed.worker REPO_ROOT", file=sys.stderr)
         return 2
+    from hookgraph.git import GitError
+
     root = Path(args[0])
     _trace_crashes()
-    home = _home(root)
+    try:
+        home = _home(root)
+    except GitError as exc:
+        if not root.is_dir():  # its worktree was removed as it started: nothing of it is left to embed
+            return 0
+        print(f"hookgraph: background embedder for {root}: {exc}", file=sys.stderr)  # one line in embedder.log
+        return 2
     embedders: dict[str, Embedder] = {}
     warm = os.environ.pop(WARM_ENV, "") == "1"
     while True:

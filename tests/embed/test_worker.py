@@ -251,6 +251,35 @@ def test_git_worktree_add_embeds_nothing(tmp_path: Path) -> None:
     assert st["vectors"] == 8 and st["pending_vectors"] == 0
 
 
+def test_a_worktree_removed_as_its_embedder_starts_is_no_failure(tmp_path: Path) -> None:
+    """``git worktree add`` then ``remove`` at once: the embedder its checkout started found its directory gone,
+    wrote a traceback in the shared embedder.log, and every worktree's ``status`` then said "git is not
+    installed or not on PATH" (found by trying, stop 57). Nothing is left of it to embed: it ends quietly."""
+    root = make_repo(tmp_path / "main", {"app.py": TINY_APP})
+    assert run_cli(root, "install").returncode == 0
+    env = background_env()
+    run_cli(root, "index", env=env, check=True)
+    assert wait_until(lambda: worker_pid(root) is None and status(root)["pending_vectors"] == 0, timeout=120)
+    for i in range(3):  # each new worktree's checkout starts an embedder (to check what it took from the cache)
+        wt = tmp_path / f"wt{i}"
+        for args in (["worktree", "add", "-q", str(wt), "-b", f"feature{i}"], ["worktree", "remove", "--force", str(wt)]):
+            subprocess.run(["git", *args], cwd=root, env=env, check=True, capture_output=True)
+    assert wait_until(lambda: worker_pid(root) is None, timeout=120)
+    time.sleep(1)  # a worker started for a removed worktree may still be starting: give it time to speak
+    log = root / ".git" / "hookgraph" / "embedder.log"
+    text = log.read_text() if log.exists() else ""
+    assert "Traceback" not in text and "not installed" not in text, text
+    assert status(root)["embedder"]["last_error"] is None
+
+    from hookgraph import git as git_module
+    from hookgraph.embed import worker
+
+    gone = tmp_path / "wt0"
+    with pytest.raises(git_module.GitError, match="no longer exists"):
+        git_module.run(["status"], gone)
+    assert worker.main([str(gone)]) == 0
+
+
 def test_a_second_clone_embeds_nothing(tmp_path: Path) -> None:
     cache = tmp_path / "xdg-cache"
     env = clean_env(XDG_CACHE_HOME=str(cache), HOOKGRAPH_CACHE_MB="64")
