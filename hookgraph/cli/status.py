@@ -86,8 +86,7 @@ def status(as_json: bool) -> None:
     if model_problem:
         click.echo(f"fresh:     no: {terminal_safe(model_problem)}")
     else:
-        click.echo("fresh:     " + ("yes: the index matches HEAD, the git index and the working tree" if fresh.fresh
-                                    and not stale else "no: see the stale lines below (`hookgraph index` syncs HEAD)"))
+        click.echo("fresh:     " + _fresh_line(fresh.fresh, bool(info["stale_vs_head"]), bool(stale)))
     model = info["model"]
     if model["name"]:
         click.echo(terminal_safe(f"model:     {model['name']} ({model['dims']} dims, sha256 {str(model['sha256'])[:16]})"))
@@ -246,3 +245,18 @@ def _index_bytes(store: Any) -> int:
     committed wait in the WAL until its next checkpoint, and the file alone says less."""
     page_size, pages, _free = store.page_counts()
     return int(page_size * pages)
+
+
+def _fresh_line(head_fresh: bool, stale_vs_head: bool, stale: bool) -> str:
+    """The text form of ``--json``'s ``fresh`` (the index holds HEAD), with the uncommitted edits beside it.
+
+    Why not "no" for edits alone: ``--json`` said ``"fresh": true`` for the same state, and the remedy
+    offered (``hookgraph index`` syncs HEAD) changed nothing; edits are indexed when they are committed.
+    """
+    if head_fresh and not stale_vs_head:
+        if not stale:
+            return "yes: the index matches HEAD, the git index and the working tree"
+        return ("yes for HEAD; uncommitted edits differ (the stale lines below): they are indexed when committed, "
+                "or now with `hookgraph index --worktree`")
+    return "no: see the stale lines below (`hookgraph index` syncs HEAD)"
+

@@ -480,7 +480,7 @@ def test_small_things_say_what_happened(tmp_path: Path) -> None:
     text = run_cli(root, "status").stdout
     assert "fresh:     yes" in text, text
     write_files(root, {"app.py": "def main():\n    return 2\n"})
-    assert "fresh:     no" in run_cli(root, "status").stdout
+    assert "fresh:     yes for HEAD; uncommitted edits differ" in run_cli(root, "status").stdout  # as --json says
     for args, expected in ((["--lang", ""], "--lang '' is empty"), (["--path", ""], "--path '' is empty")):
         proc = run_cli(root, "ask", "helper", "--no-semantic", *args)
         assert proc.returncode == 2 and expected in one_line(proc), proc.stderr

@@ -157,6 +157,26 @@ def test_a_committed_model_path_that_never_ends_is_refused_and_git_goes_on(tmp_p
     assert warnings and all(f"{target}: not a regular file" in line and "(git goes on)" in line for line in warnings)
 
 
+def test_status_text_and_json_agree_on_fresh_with_uncommitted_edits(tmp_path: Path) -> None:
+    """An edit not yet committed: ``--json`` said ``"fresh": true`` and the text ``fresh: no ... (`hookgraph
+    index` syncs HEAD)``, a remedy that changed nothing (found by trying, stop 57). Both now say the index holds
+    HEAD, and the text names the edits beside it; a commit the index lacks is "no" in both."""
+    root = make_repo(tmp_path / "repo", {"app.py": TINY_APP})
+    run_cli(root, "index", check=True)
+    write_files(root, {"app.py": SECOND})
+
+    def fresh_line() -> str:
+        text = run_cli(root, "status", check=True).stdout
+        return next(line for line in text.splitlines() if line.startswith("fresh:"))
+
+    assert _status(root)["fresh"] is True and _status(root)["stale_vs_worktree"] == ["app.py"]
+    assert fresh_line().startswith("fresh:     yes for HEAD; uncommitted edits differ"), fresh_line()
+    run_cli(root, "index", check=True)  # what the line's remedy used to be: nothing changes
+    assert fresh_line().startswith("fresh:     yes for HEAD"), fresh_line()
+    commit_all(root, "second")  # no hooks: the index lacks this commit
+    assert _status(root)["fresh"] is False and fresh_line().startswith("fresh:     no:"), fresh_line()
+
+
 # -- a file this user may not read -----------------------------------------------------------------------------
 
 
