@@ -137,8 +137,24 @@ def repo_root(cwd: Path | str = ".") -> Path:
             raise GitError(f"git refuses {dubious.group(1)}: it is owned by another user (dubious ownership); if "
                            "you trust it, run `git config --global --add safe.directory "
                            f"{dubious.group(1)}`") from None
-        raise GitError(f"{Path(cwd).resolve()} is not inside a git repository (run `git init` or cd into one)") from None
+        raise GitError(_no_work_tree(cwd)) from None
     return Path(_decode(out).strip())
+
+
+def _no_work_tree(cwd: Path | str) -> str:
+    """Why ``cwd`` has no work tree: inside a ``.git`` folder, a bare repository, or no repository at all.
+
+    The first two were told "not inside a git repository (run `git init` ...)": a wrong cause, and a
+    remedy that makes a repository inside the git directory.
+    """
+    where = Path(cwd).resolve()
+    probe = run(["rev-parse", "--is-bare-repository", "--is-inside-git-dir"], cwd, check=False).split()
+    if probe[:1] == [b"true"]:
+        return (f"{where} is a bare repository: it has no working tree to index; run hookgraph in a clone of it "
+                "(git clone)")
+    if probe[1:2] == [b"true"]:
+        return f"{where} is inside a git directory, not a working tree: cd to the working tree it belongs to"
+    return f"{where} is not inside a git repository (run `git init` or cd into one)"
 
 
 def git_dir(root: Path) -> Path:

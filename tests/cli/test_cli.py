@@ -166,6 +166,18 @@ def test_outside_a_git_repository(tmp_path: Path) -> None:
     _one_line_error(run_cli(tmp_path, "ask", "x"), 2, "not inside a git repository")
 
 
+def test_inside_a_git_directory_or_a_bare_repository(tmp_path: Path) -> None:
+    """Both were "not inside a git repository (run `git init` ...)": a wrong cause, and a remedy that makes a
+    repository inside the git directory (found by trying, stop 57)."""
+    repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n"})
+    for args in (["index"], ["status"], ["ask", "x"]):
+        _one_line_error(run_cli(repo / ".git" / "hooks", *args), 2, "is inside a git directory, not a working tree")
+    subprocess.run(["git", "clone", "-q", "--bare", str(repo), str(tmp_path / "bare.git")], check=True,
+                   capture_output=True)
+    for args in (["index"], ["status"], ["ask", "x"]):
+        _one_line_error(run_cli(tmp_path / "bare.git", *args), 2, "is a bare repository: it has no working tree")
+
+
 def test_no_index_yet(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "r", {"a.py": "x = 1\n"})
     for args in (["ask", "x"], ["status"], ["callers", "f"], ["callees", "f"]):
