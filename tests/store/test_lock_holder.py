@@ -8,6 +8,7 @@ import signal
 import struct
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 from hookgraph.store.lock_holder import _write_lock_pids, is_stopped, lock_holder
@@ -38,7 +39,10 @@ def test_a_stopped_holder_is_found_and_said_stopped(tmp_path: Path) -> None:
         assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
         found = lock_holder(database)
         assert found is not None and found.pid == holder.pid and not found.stopped
-        os.kill(holder.pid, signal.SIGSTOP)
+        os.kill(holder.pid, signal.SIGSTOP)  # delivered soon, not at once: /proc says "stopped" a moment later
+        deadline = time.monotonic() + 10
+        while not is_stopped(holder.pid) and time.monotonic() < deadline:
+            time.sleep(0.01)
         found = lock_holder(database)
         assert found is not None and found.pid == holder.pid and found.stopped and is_stopped(holder.pid)
         fd = os.open(shm, os.O_RDWR)  # a lock this process holds is never "another process"
