@@ -95,6 +95,21 @@ def no_git_env(env: dict[str, str] | None = None) -> dict[str, str]:
     return {k: v for k, v in source.items() if k not in GIT_ENV_VARS}
 
 
+def split_lines(data: bytes, keepends: bool = False) -> list[bytes]:
+    """A file's lines as git, ``sed`` and the parser number them: each ended by ``\\n`` alone.
+
+    Why not ``splitlines``: ``bytes.splitlines`` also breaks at a lone ``\\r`` and ``str.splitlines`` at form
+    feeds, ``\\x0b``, ``\\x1c``-``\\x1e``, ``\\x85`` and U+2028/9, so after an Emacs page break (``^L``
+    between functions, common in GNU code and CPython) a context pack showed the lines above a unit under
+    its true header. A ``\\r`` before the ``\\n`` stays in the line (``keepends``) or is its caller's to drop.
+    """
+    lines = data.split(b"\n")
+    if keepends:
+        out = [line + b"\n" for line in lines[:-1]]
+        return [*out, lines[-1]] if lines[-1] else out
+    return lines[:-1] if lines and not lines[-1] else lines
+
+
 def _not_started(cwd: Path | str) -> str:
     """Why git could not start: its directory is gone (a worktree removed meanwhile), or there is no git.
 

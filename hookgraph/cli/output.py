@@ -250,7 +250,9 @@ class _NameColumns:
             from hookgraph.git import read_worktree_file
             from hookgraph.parse.filters import DEFAULT_MAX_BYTES
 
-            self.files[path] = (read_worktree_file(self.root, path, DEFAULT_MAX_BYTES) or b"").splitlines()
+            from hookgraph.git import split_lines
+
+            self.files[path] = split_lines(read_worktree_file(self.root, path, DEFAULT_MAX_BYTES) or b"")
         lines = self.files[path]
         if not name or not 1 <= line <= len(lines):
             return 1

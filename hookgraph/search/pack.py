@@ -204,7 +204,8 @@ class SourceReader:
             if data is None and blob:
                 on_disk = git.read_worktree_file(self.root, path, DEFAULT_MAX_BYTES)  # grown since: not read
                 data = on_disk if on_disk is not None and _is_blob(on_disk, blob) else None
-            self.cache[path] = data.decode("utf-8", "replace").splitlines() if data is not None else None
+            self.cache[path] = ([line.decode("utf-8", "replace").removesuffix("\r") for line in git.split_lines(data)]
+                                if data is not None else None)
         return self.cache[path]
 
     def close(self) -> None:
@@ -254,7 +255,7 @@ class _Packer:
             return True
         if not may_cut:
             return False
-        lines = piece.code.splitlines()
+        lines = piece.code.split("\n")  # as they were joined: a form feed inside a line is no line end
         fence = fence_for(piece.code)  # the cut code's fence is never longer
         framing = piece.render().split("\n", 1)[0] + f"  (cut to fit)\n{fence}\n\n{fence}"
         room = limit - self.used - estimate_tokens(framing) - 2

@@ -119,7 +119,7 @@ class _OldFiles:
     def lines(self, blob: str) -> list[bytes]:
         """The blob's lines (with their ends), read once."""
         if blob not in self.raw:
-            self.raw[blob] = (self.data(blob) or b"").splitlines(keepends=True)
+            self.raw[blob] = git.split_lines(self.data(blob) or b"", keepends=True)
         return self.raw[blob]
 
     def units(self, path: str, blob: str, data: bytes | None = None) -> tuple[list[bytes], list[CodeUnit]]:
@@ -129,7 +129,7 @@ class _OldFiles:
             if data is None:
                 data = b"".join(self.raw[blob]) if blob in self.raw else self.data(blob)
             parsed = parse_file(path, data) if data is not None else None
-            self.parsed[blob] = ((data or b"").splitlines(keepends=True),
+            self.parsed[blob] = (git.split_lines(data or b"", keepends=True),
                                  [u for u in parsed.units if u.kind != "file"] if parsed else [])
         return self.parsed[blob]
 
@@ -279,7 +279,7 @@ def _change(unit: Any, renamed_from: dict[str, str], old_blobs: dict[str, str], 
         return UnitChange("changed", None if old_path == path else old_path)
     if path not in now_lines:
         data = old.data(now_blob) if now_blob else None
-        now_lines[path] = (data or b"").splitlines(keepends=True)
+        now_lines[path] = git.split_lines(data or b"", keepends=True)
     text = _lines(now_lines[path], unit.start_line, unit.end_line)
     if old_blob is not None and text:  # the very text still in its file: no parse needed (the parser's first
         at = _block_at(old.lines(old_blob), text)  # use in a process costs more than all the rest here)

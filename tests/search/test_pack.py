@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
 
+from hookgraph.cli.common import terminal_safe_block
 from hookgraph.search.pack import build_pack, estimate_tokens
 from hookgraph.search import search
 from hookgraph.store import Store, db_path
@@ -255,3 +257,28 @@ def test_the_pack_shows_each_line_once_whole_lines_and_keeps_its_budget(requests
                 assert shown_lines[:span] == file_lines[p.start_line - 1 : p.end_line], (question, budget, p.symbol)
                 extra = shown_lines[span:]
                 assert p.role == "signature" and len(extra) == 1 or not extra, (question, p.symbol, extra)
+
+
+def test_a_pack_numbers_lines_as_git_does_past_form_feeds_and_lone_carriage_returns(tmp_path: Path) -> None:
+    """The pack split files with ``str.splitlines``, which also breaks at form feeds (Emacs page breaks between
+    functions), ``\\x0b`` and U+2028: the code under a true header was shifted up and lost its last lines
+    (found by trying, stop 57). Every piece must be exactly its header's lines as ``sed -n`` prints them."""
+    files = {
+        "ff.py": "def ff_first():\n    return 1\n\x0c\n\ndef ff_second():\n    \"\"\"After a page break.\"\"\"\n"
+                 "    return 2\n",
+        "vt.py": "def vt_text():\n    s = 'a\x0bb\u2028c'\n    return s\n",
+        "crlf.py": "def crlf_fn():\r\n    return 3\r\n",
+    }
+    root = make_repo(tmp_path / "repo", files)
+    run_cli(root, "index", check=True)
+    header = re.compile(r"^## \[[0-9a-f]{8}\] (\S+):(\d+)-(\d+)  (\S+)")
+    for name in ("ff_second", "vt_text", "crlf_fn"):
+        out = run_cli(root, "ask", name, "--context", "2000", "--no-semantic", check=True).stdout.split("\n")
+        starts = [i for i, line in enumerate(out) if header.match(line) and header.match(line).group(4) == name]
+        assert starts, out
+        path, first, last = header.match(out[starts[0]]).group(1, 2, 3)
+        fence = out[starts[0] + 1]
+        body = out[starts[0] + 2:out.index(fence, starts[0] + 2)]
+        truth = (root / path).read_bytes().split(b"\n")[int(first) - 1:int(last)]
+        # the terminal sees control characters escaped (terminal_safe_block), the lines themselves unchanged
+        assert body == [terminal_safe_block(line.decode().removesuffix("\r")) for line in truth], (name, body)
