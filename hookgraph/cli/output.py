@@ -167,8 +167,9 @@ def text_lines(results: list[Any], colour: bool, where: Callable[[str], str] = s
 def change_line(change: Any) -> str:
     """``ask --since``'s line under an answer: its status, where it was, and the commits that changed it."""
     text = f"since: {change.status}"
-    if change.from_path:
-        text += f" (was {change.from_path}:{change.from_start_line}-{change.from_end_line})"
+    if change.from_path:  # a file unit has no lines of its own to name: "(was a.py)", never "a.py:None-None"
+        lines = f":{change.from_start_line}-{change.from_end_line}" if change.from_start_line is not None else ""
+        text += f" (was {change.from_path}{lines})"
     if change.commits is None:
         text += "; its commits cannot be followed (the index holds this file ahead of its commit)"
     elif change.commits:

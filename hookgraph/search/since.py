@@ -34,6 +34,8 @@ from hookgraph.search.lines import Range, commits_that_changed
 from hookgraph.errors import HookgraphError
 
 if TYPE_CHECKING:
+    from collections.abc import Callable
+
     from hookgraph.parse import CodeUnit
     from hookgraph.search.result import Result
     from hookgraph.store import Store
@@ -147,6 +149,17 @@ def _block_at(lines: list[bytes], block: list[bytes]) -> int | None:
     return None
 
 
+def _blocks_in(lines: list[bytes], block: list[bytes], most: int = 2) -> int:
+    """How many times ``block`` stands in ``lines`` (counting stops at ``most``)."""
+    first, size, found = block[0], len(block), 0
+    for i, line in enumerate(lines):
+        if line == first and lines[i:i + size] == block:
+            found += 1
+            if found >= most:
+                break
+    return found
+
+
 def _find(units: list[CodeUnit], lines: list[bytes], qualname: str, kind: str, text: list[bytes]) -> CodeUnit | None:
     """The unit of that qualified name and kind, the one with this very text first (overloads share a name)."""
     same = [u for u in units if u.qualname == qualname and u.kind == kind]
@@ -183,11 +196,18 @@ def changes_since(root: Path, store: Store, rev: str, results: list[Result], wor
     wanted_old = sorted({renamed_from.get(p, p) for p in paths} | set(changed_old))
     old_blobs = git.blobs_at(root, since, wanted_old)
     old = _OldFiles(root)
+    renamed_to = {before: after for after, before in renamed_from.items()}
+
+    def still_there(place: str, qualname: str, kind: str) -> bool:
+        """Whether the definition ``place`` held at REV stands there (or where it was renamed to) now."""
+        return any(u.kind == kind for u in store.units_at(renamed_to.get(place, place), qualname))
+
     try:
         changes: dict[int, UnitChange] = {}
         now_lines: dict[str, list[bytes]] = {}
         for r in results:
-            changes[r.unit.id] = _change(r.unit, renamed_from, old_blobs, now_blobs, now_lines, changed_old, old)
+            changes[r.unit.id] = _change(r.unit, renamed_from, old_blobs, now_blobs, now_lines, changed_old, old,
+                                         still_there)
         gone = _deleted(store, results, words, renamed_from, old_blobs, now_blobs, deleted_files, old)
     except BaseException:
         for running in walk:
@@ -264,7 +284,10 @@ def _history(root: Path, since: str, until: str, ranges: list[Range], names: set
 
 
 def _change(unit: Any, renamed_from: dict[str, str], old_blobs: dict[str, str], now_blobs: dict[str, str],
-            now_lines: dict[str, list[bytes]], changed_old: list[str], old: _OldFiles) -> UnitChange:
+            now_lines: dict[str, list[bytes]], changed_old: list[str], old: _OldFiles,
+            still_there: Callable[[str, str, str], bool]) -> UnitChange:
+    """The unit's change since REV. Found elsewhere at REV, it "moved" or "changed (was ...)" only when that
+    definition no longer stands in its own file: a new ``helper`` beside an edited one of another file is added."""
     path = unit.path
     old_path = renamed_from.get(path, path)
     old_blob = old_blobs.get(old_path)
@@ -281,9 +304,12 @@ def _change(unit: Any, renamed_from: dict[str, str], old_blobs: dict[str, str], 
         data = old.data(now_blob) if now_blob else None
         now_lines[path] = git.split_lines(data or b"", keepends=True)
     text = _lines(now_lines[path], unit.start_line, unit.end_line)
-    if old_blob is not None and text:  # the very text still in its file: no parse needed (the parser's first
-        at = _block_at(old.lines(old_blob), text)  # use in a process costs more than all the rest here)
-        if at is not None:
+    # The very text still in its file, and only once on both sides: no parse needed (the parser's first use in a
+    # process costs more than all the rest here). Twice (two classes' identical close()) is the parse's to settle
+    # by qualified name: a method added since was called "unchanged" for its twin's text.
+    if old_blob is not None and text and _blocks_in(now_lines[path], text) == 1:
+        at = _block_at(old.lines(old_blob), text)
+        if at is not None and _blocks_in(old.lines(old_blob), text) == 1:
             if old_path == path:
                 return UnitChange("unchanged")
             return UnitChange("moved", old_path, at, at + len(text) - 1)
@@ -298,7 +324,7 @@ def _change(unit: Any, renamed_from: dict[str, str], old_blobs: dict[str, str], 
                 continue
         lines, units = old.units(place, old_blobs[place], data)
         found = _find(units, lines, unit.qualname, unit.kind, text)
-        if found is None:
+        if found is None or (i > 0 and still_there(place, unit.qualname, unit.kind)):
             continue
         same_text = _lines(lines, found.start_line, found.end_line) == text
         if place == path and same_text:

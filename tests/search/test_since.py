@@ -247,3 +247,35 @@ def test_a_merge_that_shifted_the_lines_from_one_side_only(tmp_path: Path) -> No
     assert theirs == [edit]
     (ours,), _ = _history(repo, start, until, [Range("f.py", at, at + 1)], {"f.py"}, [])
     assert [c.sha for c in ours] == theirs
+
+
+def test_twins_new_namesakes_and_renamed_files_are_told_truly(tmp_path: Path) -> None:
+    """Found by trying, stop 57: a method added since, whose text equals another class's method, was
+    "unchanged" (its twin's lines were found in the old file); a new ``helper`` beside an edited ``helper`` of
+    another file was "changed (was w.py:1-3)"; a renamed file's file unit printed "(was a.py:None-None)"."""
+    close = "    def close(self):\n        return None\n"
+    repo = make_repo(tmp_path / "repo", {"shapes.py": f"class Circle:\n{close}",
+                                          "w.py": "def helper():\n    return 1\n",
+                                          "a.py": "def core_fn():\n    return 0\n"})
+    git(repo, "tag", "v1")
+    write_files(repo, {"shapes.py": f"class Circle:\n{close}\n\nclass Square:\n{close}",
+                       "w.py": "def helper():\n    return 2\n",
+                       "z.py": "def helper():\n    return 3\n"})
+    git(repo, "mv", "a.py", "core.py")
+    write_files(repo, {"core.py": "def core_fn():\n    return 0\n\n\ndef more():\n    return 1\n"})
+    commit_all(repo, "square, helpers, core")
+    run_cli(repo, "index", check=True)
+
+    def changes(question: str) -> dict[tuple[str, str], dict]:
+        out = run_cli(repo, "ask", question, "--since", "v1", "--no-semantic", "--top", "20", "--json")
+        assert out.returncode in (0, 1), out.stderr
+        return {(r["path"], r["symbol"]): r["change"] for r in json.loads(out.stdout)["results"]}
+
+    shapes = changes("close square circle")
+    assert shapes[("shapes.py", "Square.close")]["status"] == "added"
+    assert shapes[("shapes.py", "Circle.close")]["status"] == "unchanged"
+    helpers = changes("helper")
+    assert helpers[("z.py", "helper")]["status"] == "added" and helpers[("z.py", "helper")]["from_path"] is None
+    assert helpers[("w.py", "helper")]["status"] == "changed"
+    plain = run_cli(repo, "ask", "core more", "--since", "v1", "--no-semantic", "--top", "20").stdout
+    assert "None-None" not in plain and "(was a.py)" in plain, plain
