@@ -528,6 +528,16 @@ class TreeChange:
     new_path: str | None
 
 
+def is_ancestor(root: Path, older: str, newer: str) -> bool:
+    """Whether commit ``older`` is in ``newer``'s history (git's exit status says it: 0 yes, 1 no)."""
+    try:
+        done = subprocess.run(["git", "merge-base", "--is-ancestor", older, newer], cwd=root,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    except FileNotFoundError:
+        raise GitError(_not_started(root)) from None
+    return done.returncode == 0
+
+
 def resolve_commit(root: Path, rev: str) -> str | None:
     """The commit ``rev`` names (a tag, a branch, ``HEAD~3``, a SHA), or None when it names none here."""
     if not rev or rev.startswith("-") or "\n" in rev or "\0" in rev:

@@ -114,6 +114,10 @@ def ask(query: str, top: int, as_json: bool, fmt: str | None, context_tokens: in
         no_links = graph_note(query, results)
         if no_links:
             notes.append(no_links)
+        if since is not None and not since.ancestor:
+            notes.append(f"--since {since_rev} is not an ancestor of the indexed commit (another branch?): each "
+                         "status compares the two trees, and what it lists as gone may never have been on this "
+                         "history")
         if context_tokens is not None:
             from hookgraph.cli.output import pack_stale_note, stale_line
             from hookgraph.search.pack import build_pack

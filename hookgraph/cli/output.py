@@ -192,7 +192,11 @@ def deleted_lines(since: Any, where: Callable[[str], str] = str) -> Iterator[str
 
     if not since.deleted:
         return
-    yield f"deleted since {terminal_safe(since.rev)} ({since.commit[:8]}), as they were then:"
+    if getattr(since, "ancestor", True):
+        yield f"deleted since {terminal_safe(since.rev)} ({since.commit[:8]}), as they were then:"
+    else:  # another branch's revision: what it holds and this commit lacks need never have been here
+        yield (f"in {terminal_safe(since.rev)} ({since.commit[:8]}) and not here ({terminal_safe(since.rev)} is not "
+               "an ancestor of the indexed commit: the two trees are compared), as they are there:")
     for d in since.deleted:
         line = f"{where(d.path)}:{d.start_line}-{d.end_line}  {d.symbol}  ({d.kind})"
         if d.commits:

@@ -96,10 +96,13 @@ class SinceReport:
     until: str
     changes: dict[int, UnitChange]
     deleted: list[DeletedUnit]
+    #: False when REV is not in the indexed commit's history (another branch): statuses then compare the two
+    #: trees, and "deleted" lists what REV holds and this commit lacks, which may never have been here.
+    ancestor: bool = True
 
     def record(self) -> dict[str, Any]:
         """The ``since`` field of ``ask --since --json``."""
-        return {"rev": self.rev, "commit": self.commit, "until": self.until,
+        return {"rev": self.rev, "commit": self.commit, "until": self.until, "ancestor": self.ancestor,
                 "deleted": [d.record() for d in self.deleted]}
 
 
@@ -231,7 +234,8 @@ def changes_since(root: Path, store: Store, rev: str, results: list[Result], wor
         changes[u.id].commits = commits
     for (d, _), commits in zip(gone, heads_changed):
         d.commits = commits
-    return SinceReport(rev=rev, commit=since, until=until, changes=changes, deleted=[d for d, _ in gone])
+    return SinceReport(rev=rev, commit=since, until=until, changes=changes, deleted=[d for d, _ in gone],
+                       ancestor=git.is_ancestor(root, since, until))
 
 
 def _history(root: Path, since: str, until: str, ranges: list[Range], names: set[str],

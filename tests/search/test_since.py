@@ -279,3 +279,24 @@ def test_twins_new_namesakes_and_renamed_files_are_told_truly(tmp_path: Path) ->
     assert helpers[("w.py", "helper")]["status"] == "changed"
     plain = run_cli(repo, "ask", "core more", "--since", "v1", "--no-semantic", "--top", "20").stdout
     assert "None-None" not in plain and "(was a.py)" in plain, plain
+
+
+def test_a_revision_on_another_branch_is_said_to_be_one(tmp_path: Path) -> None:
+    """``--since side`` with ``side`` never merged: ``epsilon``, which only ever existed there, was listed as
+    "deleted since side" with nothing to say it was never on this history (found by trying, stop 57)."""
+    repo = make_repo(tmp_path / "repo", {"a.py": "def alpha():\n    return 1\n"})
+    git(repo, "checkout", "-q", "-b", "side")
+    write_files(repo, {"a.py": "def alpha():\n    return 1\n\n\ndef epsilon():\n    return 5\n"})
+    commit_all(repo, "epsilon on the side")
+    git(repo, "checkout", "-q", "-")
+    write_files(repo, {"a.py": "def alpha():\n    return 2\n"})
+    commit_all(repo, "alpha on main")
+    run_cli(repo, "index", check=True)
+    out = run_cli(repo, "ask", "alpha epsilon", "--since", "side", "--no-semantic", "--json")
+    answer = json.loads(out.stdout)
+    assert answer["since"]["ancestor"] is False
+    assert any("is not an ancestor of the indexed commit" in note for note in answer["notes"]), answer["notes"]
+    plain = run_cli(repo, "ask", "alpha epsilon", "--since", "side", "--no-semantic")
+    assert "deleted since side" not in plain.stdout and "is not an ancestor" in plain.stdout + plain.stderr
+    merged = json.loads(run_cli(repo, "ask", "alpha", "--since", "HEAD~1", "--no-semantic", "--json").stdout)
+    assert merged["since"]["ancestor"] is True and not any("ancestor" in n for n in merged["notes"])
