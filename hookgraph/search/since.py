@@ -143,24 +143,15 @@ def _lines(lines: list[bytes], start: int, end: int) -> list[bytes]:
     return lines[start - 1:end]
 
 
-def _block_at(lines: list[bytes], block: list[bytes]) -> int | None:
-    """The first line (1-based) where ``block`` stands in ``lines``, line for line, or None."""
-    first, size = block[0], len(block)
+def _block_starts(lines: list[bytes], block: list[bytes], most: int = 2) -> list[int]:
+    """The first lines (1-based) where ``block`` stands in ``lines``, line for line; at most ``most`` of them."""
+    first, size, starts = block[0], len(block), []
     for i, line in enumerate(lines):
         if line == first and lines[i:i + size] == block:
-            return i + 1
-    return None
-
-
-def _blocks_in(lines: list[bytes], block: list[bytes], most: int = 2) -> int:
-    """How many times ``block`` stands in ``lines`` (counting stops at ``most``)."""
-    first, size, found = block[0], len(block), 0
-    for i, line in enumerate(lines):
-        if line == first and lines[i:i + size] == block:
-            found += 1
-            if found >= most:
+            starts.append(i + 1)
+            if len(starts) >= most:
                 break
-    return found
+    return starts
 
 
 def _find(units: list[CodeUnit], lines: list[bytes], qualname: str, kind: str, text: list[bytes]) -> CodeUnit | None:
@@ -311,12 +302,12 @@ def _change(unit: Any, renamed_from: dict[str, str], old_blobs: dict[str, str], 
     # The very text still in its file, and only once on both sides: no parse needed (the parser's first use in a
     # process costs more than all the rest here). Twice (two classes' identical close()) is the parse's to settle
     # by qualified name: a method added since was called "unchanged" for its twin's text.
-    if old_blob is not None and text and _blocks_in(now_lines[path], text) == 1:
-        at = _block_at(old.lines(old_blob), text)
-        if at is not None and _blocks_in(old.lines(old_blob), text) == 1:
+    if old_blob is not None and text and len(_block_starts(now_lines[path], text)) == 1:
+        starts = _block_starts(old.lines(old_blob), text)
+        if len(starts) == 1:
             if old_path == path:
                 return UnitChange("unchanged")
-            return UnitChange("moved", old_path, at, at + len(text) - 1)
+            return UnitChange("moved", old_path, starts[0], starts[0] + len(text) - 1)
     places = ([old_path] if old_blob is not None else []) + [
         p for p in changed_old if p != old_path and p in old_blobs]
     name = unit.name.encode("utf-8", "surrogateescape")
